@@ -1,0 +1,280 @@
+package io.github.stealpool.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A growable work-stealing deque: one owner pushes and pops at the bottom (LIFO), any number of
+ * thieves steal at the top (FIFO).
+ *
+ * <h2>Algorithm</h2>
+ * Chase and Lev, "Dynamic Circular Work-Stealing Deque" (SPAA 2005), with the memory orderings of
+ * Lê, Pop, Cohen and Zappa Nardelli, "Correct and Efficient Work-Stealing for Weak Memory Models"
+ * (PPoPP 2013), mapped onto Java {@link VarHandle} access modes. Indexes are {@code long}s that only
+ * grow (no wrap-around, no ABA); the array is a power-of-two ring indexed by {@code index & mask}.
+ *
+ * <h2>Invariants</h2>
+ * <ul>
+ *   <li>{@code top} only increases, and only by a successful CAS (a thief, or the owner taking
+ *       the last element).</li>
+ *   <li>{@code bottom} is written only by the owner.</li>
+ *   <li>The live elements are the indexes {@code [top, bottom)}; {@code bottom - top <= capacity}
+ *       whenever the owner publishes {@code bottom} (push grows the array first).</li>
+ *   <li>An index below {@code top} is dead forever: no CAS on {@code top} can succeed for it, so
+ *       its slot may be cleared or reused by the owner.</li>
+ *   <li>{@code array} is replaced only by the owner, in {@link #grow}, and an old array is never
+ *       written again, so a thief holding a stale array still reads the right element for any
+ *       index that was live when it read {@code bottom}.</li>
+ * </ul>
+ *
+ * <h2>Memory orderings, and why each is enough</h2>
+ * <ul>
+ *   <li><b>push</b>: plain store of the element, then {@code setRelease(bottom)}. The release store
+ *       pairs with the thief's volatile read of {@code bottom}: a thief that sees the new
+ *       {@code bottom} also sees the element (and a new array published by {@code grow} with a
+ *       release store before it).</li>
+ *   <li><b>pop</b>: {@code setVolatile(bottom = b - 1)} then {@code getVolatile(top)}. This
+ *       store-then-load is the classic Chase-Lev hazard: with only release/acquire the CPU may
+ *       read {@code top} before its store to {@code bottom} is visible, and both the owner and a
+ *       thief take the last element. Volatile (sequentially consistent) accesses on both sides
+ *       forbid that: in the total order either the thief sees the decremented {@code bottom}, or
+ *       the owner sees the thief's incremented {@code top}; when both race for the single last
+ *       element, the CAS on {@code top} decides.</li>
+ *   <li><b>steal</b>: {@code getVolatile(top)}, then {@code getVolatile(bottom)} (the mirror image
+ *       of pop's store-load; volatile reads cost nothing extra on x86/ARMv8), then
+ *       {@code getAcquire(array)} and a plain read of the slot, then a CAS on {@code top} that
+ *       claims the index. The CAS fails if the owner or another thief took it first.</li>
+ * </ul>
+ *
+ * <h2>Clearing slots</h2>
+ * The owner nulls a slot it pops, so a finished task is not kept reachable. A thief never writes
+ * the array (a late write could clobber an element the owner pushed to the same slot after the
+ * steal); instead the owner clears stolen slots lazily, when it finds the deque empty: then every
+ * index below {@code top == bottom} is dead and no live index shares their slots.
+ *
+ * <h2>Sizes</h2>
+ * {@link #size()} and {@link #isEmpty()} read both indexes without a lock: exact when quiescent,
+ * approximate while others operate on the deque.
+ *
+ * @param <E> element type
+ */
+public final class ChaseLevDeque<E> extends ChaseLevDequePad2 {
+
+    /** Initial capacity: a worker rarely has more than a few dozen pending tasks. */
+    static final int INITIAL_CAPACITY = 64;
+
+    /** Largest array we allocate; a deque that would need more is a runaway producer. */
+    static final int MAX_CAPACITY = 1 << 30;
+
+    private static final VarHandle TOP;
+    private static final VarHandle BOTTOM;
+    private static final VarHandle ARRAY;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            TOP = l.findVarHandle(ChaseLevDequeTop.class, "top", long.class);
+            BOTTOM = l.findVarHandle(ChaseLevDequeBottom.class, "bottom", long.class);
+            ARRAY = l.findVarHandle(ChaseLevDequeBottom.class, "array", Object[].class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    public ChaseLevDeque() {
+        this(INITIAL_CAPACITY);
+    }
+
+    /** @param initialCapacity rounded up to a power of two, at least 2 */
+    public ChaseLevDeque(int initialCapacity) {
+        if (initialCapacity < 1 || initialCapacity > MAX_CAPACITY) {
+            throw new IllegalArgumentException("initialCapacity must be in [1, " + MAX_CAPACITY
+                    + "]: " + initialCapacity);
+        }
+        int cap = Math.max(2, Integer.highestOneBit(initialCapacity - 1) << 1);
+        ARRAY.setRelease(this, new Object[cap]);
+    }
+
+    // --- accessors: access mode in the name, raw VarHandle calls only here ---
+
+    private long lvTop() {
+        return (long) TOP.getVolatile(this);
+    }
+
+    private boolean casTop(long expect, long update) {
+        return TOP.compareAndSet(this, expect, update);
+    }
+
+    private long lpBottom() { // owner only: its own last write
+        return (long) BOTTOM.get(this);
+    }
+
+    private long lvBottom() {
+        return (long) BOTTOM.getVolatile(this);
+    }
+
+    /** Pairs with lvBottom in steal: publishes the element stored before it. */
+    private void soBottom(long b) {
+        BOTTOM.setRelease(this, b);
+    }
+
+    /** Store-load fence with the following lvTop (the Chase-Lev hazard). */
+    private void svBottom(long b) {
+        BOTTOM.setVolatile(this, b);
+    }
+
+    private Object[] lpArray() { // owner only
+        return (Object[]) ARRAY.get(this);
+    }
+
+    private Object[] laArray() {
+        return (Object[]) ARRAY.getAcquire(this);
+    }
+
+    /** Pairs with laArray in steal; ordered before the soBottom that follows it. */
+    private void soArray(Object[] a) {
+        ARRAY.setRelease(this, a);
+    }
+
+    // --- owner operations ---
+
+    /** Owner only: adds {@code e} at the bottom. */
+    public void push(E e) {
+        long b = lpBottom();
+        long t = lvTop();
+        Object[] a = lpArray();
+        if (b - t > a.length - 1) {
+            a = grow(a, t, b);
+        }
+        a[(int) b & (a.length - 1)] = e;
+        soBottom(b + 1);
+    }
+
+    /** Owner only: removes and returns the bottom element (the newest), or null if empty. */
+    @SuppressWarnings("unchecked")
+    public E pop() {
+        long b = lpBottom() - 1;
+        Object[] a = lpArray();
+        svBottom(b);
+        long t = lvTop();
+        if (t > b) { // was empty: restore
+            soBottom(b + 1);
+            clearStolenSlots(a, t);
+            return null;
+        }
+        int i = (int) b & (a.length - 1);
+        E e = (E) a[i];
+        if (t == b) { // last element: race the thieves for it with the same CAS they use
+            boolean won = casTop(t, t + 1);
+            soBottom(b + 1);
+            clearStolenSlots(a, t + 1); // empty now, whoever won: index t is dead either way
+            return won ? e : null;
+        }
+        a[i] = null;
+        return e;
+    }
+
+    // --- thief operations ---
+
+    /**
+     * Any thread: removes and returns the top element (the oldest), or null if the deque looked
+     * empty or another thread won the race for the element (the caller may retry).
+     */
+    @SuppressWarnings("unchecked")
+    public E steal() {
+        long t = lvTop();
+        long b = lvBottom();
+        if (t >= b) {
+            return null;
+        }
+        Object[] a = laArray();
+        Object e = a[(int) t & (a.length - 1)];
+        if (!casTop(t, t + 1)) {
+            return null;
+        }
+        assert e != null : "stole a null at index " + t;
+        return (E) e;
+    }
+
+    /** Approximate number of elements (exact when no thread is operating on the deque). */
+    public int size() {
+        long b = lvBottom();
+        long t = lvTop();
+        long n = b - t;
+        return n <= 0 ? 0 : (int) Math.min(n, Integer.MAX_VALUE);
+    }
+
+    /** True if the deque looked empty; only a hint while others operate on it. */
+    public boolean isEmpty() {
+        return lvBottom() <= lvTop();
+    }
+
+    /** Current array length (for tests). */
+    int capacity() {
+        return lpArray().length;
+    }
+
+    // --- cold paths ---
+
+    private Object[] grow(Object[] old, long t, long b) {
+        int oldCap = old.length;
+        if (oldCap >= MAX_CAPACITY) {
+            throw new IllegalStateException("work-stealing deque is full (" + oldCap + " tasks)");
+        }
+        int newCap = oldCap << 1;
+        Object[] a = new Object[newCap];
+        int oldMask = oldCap - 1;
+        int newMask = newCap - 1;
+        for (long i = t; i < b; i++) {
+            a[(int) i & newMask] = old[(int) i & oldMask];
+        }
+        soArray(a);
+        return a;
+    }
+
+    /**
+     * Owner only, called when the deque was found empty at {@code top}: every index below it is
+     * dead, and since {@code bottom == top} no live index maps to their slots.
+     */
+    private void clearStolenSlots(Object[] a, long top) {
+        long from = Math.max(clearedUpTo, top - a.length);
+        int mask = a.length - 1;
+        for (long i = from; i < top; i++) {
+            a[(int) i & mask] = null;
+        }
+        clearedUpTo = top;
+    }
+}
+
+// Padding by inheritance, as JCTools does: the JVM lays out superclass fields first and never
+// interleaves levels, whereas it may reorder the fields of one class. Thieves CAS top; the
+// owner writes bottom on every push and pop: each gets its own cache lines.
+
+abstract class ChaseLevDequePad0 {
+    long p00, p01, p02, p03, p04, p05, p06, p07;
+    long p08, p09, p0a, p0b, p0c, p0d, p0e, p0f;
+}
+
+abstract class ChaseLevDequeTop extends ChaseLevDequePad0 {
+    /** Next index to steal; see {@link ChaseLevDeque}. */
+    volatile long top;
+}
+
+abstract class ChaseLevDequePad1 extends ChaseLevDequeTop {
+    long p10, p11, p12, p13, p14, p15, p16, p17;
+    long p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
+}
+
+abstract class ChaseLevDequeBottom extends ChaseLevDequePad1 {
+    /** Next index to push; written by the owner only. */
+    volatile long bottom;
+    /** The ring; replaced by the owner only. */
+    volatile Object[] array;
+    /** Owner only: indexes below this have been cleared after being stolen. */
+    long clearedUpTo;
+}
+
+abstract class ChaseLevDequePad2 extends ChaseLevDequeBottom {
+    long p20, p21, p22, p23, p24, p25, p26, p27;
+    long p28, p29, p2a, p2b, p2c, p2d, p2e, p2f;
+}

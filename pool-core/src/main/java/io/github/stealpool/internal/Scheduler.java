@@ -1,0 +1,436 @@
+package io.github.stealpool.internal;
+
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine behind {@code WorkStealingPool}: the workers, the injection queue, the idle
+ * protocol and the life cycle.
+ *
+ * <h2>Where a task goes</h2>
+ * A task submitted by one of this pool's workers is pushed on that worker's deque; any other
+ * thread's task goes to the {@link InjectionQueue}. Either way the submitter then calls
+ * {@link Sleep#notifyNewJob()}, after a sequentially consistent publication (the queue's CAS, or
+ * a full fence after the deque's release store), as the sleep protocol requires.
+ *
+ * <h2>Life cycle</h2>
+ * {@code runState} moves only forward: RUNNING, SHUTDOWN (no new tasks; queued ones run),
+ * STOP (no new tasks; queued ones are handed back by {@link #shutdownNow()}), TERMINATED (no
+ * worker left). Changes happen under {@code mainLock}, which is taken only off the hot path:
+ * shutdown, a worker retiring or exiting, and a submitter that raced with shutdown.
+ *
+ * <h2>Submissions racing with shutdown</h2>
+ * A submitter checks {@code runState} before it publishes (to reject tasks that come after
+ * shutdown) and again after (a volatile read after a sequentially consistent publication). If the
+ * second check still sees RUNNING, any later shutdown sees the task: {@code shutdown}'s workers
+ * check the queues under {@code mainLock} before retiring, {@code shutdownNow} drains them after
+ * setting STOP. Otherwise the submitter settles the race under {@code mainLock}:
+ * <ul>
+ *   <li>SHUTDOWN: some worker is still alive (the last one retires only after finding every queue
+ *       empty, under the same lock), so the task is accepted and will run;</li>
+ *   <li>STOP or TERMINATED: nothing will run it, so the submitter takes its own task back out
+ *       of the queue and rejects it; if a worker took it first, it runs and was accepted.</li>
+ * </ul>
+ * So every accepted task either runs or is returned by {@code shutdownNow}, exactly once.
+ */
+public final class Scheduler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
+
+    static final int RUNNING = 0;
+    static final int SHUTDOWN = 1;
+    static final int STOP = 2;
+    static final int TERMINATED = 3;
+
+    final Worker[] workers;
+    final InjectionQueue injection = new InjectionQueue();
+    final Sleep sleep;
+
+    private final String name;
+    private final ThreadFactory threadFactory; // null: WorkerThreads named after the pool
+    private final boolean daemon;
+    private final Thread.UncaughtExceptionHandler failureHandler; // null: log a warning
+
+    private volatile int runState;
+
+    private final ReentrantLock mainLock = new ReentrantLock();
+    private final Condition termination = mainLock.newCondition();
+    private int liveWorkers; // guarded by mainLock
+
+    /**
+     * @param parallelism    number of workers
+     * @param name           used in thread names (default factory) and {@link #toString()}
+     * @param threadFactory  creates the worker threads; null for the pool's own
+     * @param daemon         whether the pool's own threads are daemons
+     * @param failureHandler receives what tasks run by {@code execute} throw; null to log it
+     */
+    public Scheduler(int parallelism, String name, ThreadFactory threadFactory, boolean daemon,
+                     Thread.UncaughtExceptionHandler failureHandler) {
+        this.name = name;
+        this.threadFactory = threadFactory;
+        this.daemon = daemon;
+        this.failureHandler = failureHandler;
+        this.sleep = new Sleep(parallelism, () -> runState >= SHUTDOWN);
+        this.workers = new Worker[parallelism];
+        for (int i = 0; i < parallelism; i++) {
+            workers[i] = new Worker(this, i);
+        }
+    }
+
+    // ------------------------------------------------------------------ start
+
+    /**
+     * Creates and starts every worker thread. If a thread cannot be created, none is started;
+     * if one cannot be started, those already running are stopped. Either way the exception
+     * propagates and the scheduler is left terminated or stopping.
+     */
+    public void start() {
+        int n = workers.length;
+        Thread[] threads = new Thread[n];
+        for (int i = 0; i < n; i++) {
+            threads[i] = newThread(workers[i]);
+        }
+        mainLock.lock();
+        try {
+            liveWorkers = n;
+            for (int i = 0; i < n; i++) {
+                workers[i].thread = threads[i];
+                try {
+                    threads[i].start();
+                } catch (Throwable e) {
+                    liveWorkers -= n - i;
+                    runState = STOP;
+                    if (liveWorkers == 0) {
+                        terminate();
+                    }
+                    sleep.wakeAll();
+                    if (e instanceof IllegalThreadStateException) {
+                        throw new IllegalStateException(
+                                "threadFactory returned a thread that was already started", e);
+                    }
+                    throw e;
+                }
+            }
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    private Thread newThread(Worker w) {
+        if (threadFactory == null) {
+            WorkerThread t = new WorkerThread(w, name + "-worker-" + w.index, daemon);
+            t.setPriority(Thread.NORM_PRIORITY);
+            return t;
+        }
+        Thread t;
+        try {
+            t = threadFactory.newThread(w);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("threadFactory threw while creating worker " + w.index, e);
+        }
+        if (t == null) {
+            throw new IllegalStateException("threadFactory returned null for worker " + w.index);
+        }
+        return t;
+    }
+
+    // ------------------------------------------------------------------ submit
+
+    /** The calling thread's worker if it is one of this scheduler's, else null. */
+    public Worker currentWorker() {
+        Thread t = Thread.currentThread();
+        Worker w;
+        if (t instanceof WorkerThread) {
+            w = ((WorkerThread) t).worker;
+        } else if (threadFactory != null) {
+            w = Worker.CURRENT.get();
+        } else {
+            return null;
+        }
+        return w != null && w.scheduler == this ? w : null;
+    }
+
+    /** Accepts {@code task} (not null) for execution, or throws RejectedExecutionException. */
+    public void execute(Runnable task) {
+        Worker w = currentWorker();
+        if (w != null) {
+            pushLocal(w, task);
+        } else {
+            pushExternal(task);
+        }
+    }
+
+    private void pushLocal(Worker w, Runnable task) {
+        if (runState != RUNNING) {
+            throw rejected();
+        }
+        w.deque.push(task);
+        VarHandle.fullFence(); // order the deque's release store before the reads below (Sleep)
+        if (runState != RUNNING) {
+            settleLateLocal(w, task);
+        }
+        sleep.notifyNewJob();
+    }
+
+    private void pushExternal(Runnable task) {
+        if (runState != RUNNING) {
+            throw rejected();
+        }
+        injection.offer(task); // a CAS: sequentially consistent
+        if (runState != RUNNING) {
+            settleLateExternal(task);
+        }
+        sleep.notifyNewJob();
+    }
+
+    private void settleLateLocal(Worker w, Runnable task) {
+        mainLock.lock();
+        try {
+            if (runState >= STOP) {
+                // Our task is at the bottom of our own deque unless somebody took it.
+                Runnable back = w.deque.pop();
+                assert back == null || back == task : "foreign task at the bottom: " + back;
+                if (back == task) {
+                    throw rejected();
+                }
+            }
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    private void settleLateExternal(Runnable task) {
+        mainLock.lock();
+        try {
+            if (runState >= STOP) {
+                // Whatever is queued now was offered after shutdownNow drained the queue (or
+                // after the last worker retired): its submitters are all here, one at a time.
+                List<Runnable> late = new ArrayList<>();
+                injection.drainTo(late);
+                boolean mine = false;
+                for (Runnable r : late) {
+                    if (!mine && r == task) {
+                        mine = true;
+                    } else {
+                        injection.offer(r);
+                    }
+                }
+                if (mine) {
+                    throw rejected();
+                }
+            }
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    private RejectedExecutionException rejected() {
+        return new RejectedExecutionException(name + " is shut down; task rejected");
+    }
+
+    // ------------------------------------------------------------------ workers' side
+
+    public boolean isShutdown() {
+        return runState >= SHUTDOWN;
+    }
+
+    boolean isStopping() {
+        return runState >= STOP;
+    }
+
+    void runTask(Runnable task) {
+        try {
+            task.run();
+        } catch (Throwable ex) {
+            reportFailure(task, ex);
+        }
+    }
+
+    private void reportFailure(Runnable task, Throwable ex) {
+        if (failureHandler != null) {
+            try {
+                failureHandler.uncaughtException(Thread.currentThread(), ex);
+                return;
+            } catch (Throwable handlerFailure) {
+                ex.addSuppressed(handlerFailure);
+            }
+        }
+        try {
+            LOG.warn("{}: task {} threw; the worker carries on", name, task.getClass().getName(), ex);
+        } catch (Throwable ignored) {
+            // Logging failed (out of memory?): nothing more we can do without killing the worker.
+        }
+    }
+
+    /**
+     * Called by an idle worker after shutdown: it retires if no task is queued anywhere. The
+     * check and the count are one step under mainLock (see the class comment).
+     */
+    boolean tryRetire(Worker w) {
+        mainLock.lock();
+        try {
+            if (!injection.isEmpty()) {
+                return false;
+            }
+            for (Worker v : workers) {
+                if (!v.deque.isEmpty()) {
+                    return false;
+                }
+            }
+            w.retired = true;
+            workerGone();
+            return true;
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    void workerExited(Worker w, boolean normalExit) {
+        mainLock.lock();
+        try {
+            if (w.retired) {
+                return; // counted off by tryRetire
+            }
+            if (!normalExit && runState == RUNNING) {
+                LOG.error("{}: worker {} died unexpectedly; starting a replacement", name, w.index);
+                try {
+                    Thread t = newThread(w);
+                    w.thread = t;
+                    t.start();
+                    return;
+                } catch (Throwable e) {
+                    LOG.error("{}: could not replace worker {}", name, w.index, e);
+                }
+            }
+            workerGone();
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    private void workerGone() { // under mainLock
+        if (--liveWorkers == 0) {
+            if (runState >= SHUTDOWN) {
+                terminate();
+            } else {
+                LOG.error("{}: every worker died while the pool was running", name);
+            }
+        }
+    }
+
+    private void terminate() { // under mainLock
+        runState = TERMINATED;
+        termination.signalAll();
+    }
+
+    // ------------------------------------------------------------------ life cycle
+
+    public void shutdown() {
+        mainLock.lock();
+        try {
+            if (runState < SHUTDOWN) {
+                runState = SHUTDOWN;
+            }
+            if (liveWorkers == 0 && runState < TERMINATED) {
+                terminate();
+            }
+        } finally {
+            mainLock.unlock();
+        }
+        sleep.wakeAll();
+    }
+
+    public List<Runnable> shutdownNow() {
+        List<Runnable> never = new ArrayList<>();
+        mainLock.lock();
+        try {
+            if (runState < STOP) {
+                runState = STOP;
+            }
+            injection.drainTo(never);
+            for (Worker w : workers) {
+                ChaseLevDeque<Runnable> d = w.deque;
+                while (!d.isEmpty()) {
+                    Runnable t = d.steal();
+                    if (t != null) {
+                        never.add(t);
+                    }
+                }
+            }
+            if (liveWorkers == 0 && runState < TERMINATED) {
+                terminate();
+            }
+        } finally {
+            mainLock.unlock();
+        }
+        sleep.wakeAll();
+        Thread self = Thread.currentThread();
+        for (Worker w : workers) {
+            Thread t = w.thread;
+            if (t != null && t != self) {
+                t.interrupt(); // interrupts the task it runs, if any; an idle worker ignores it
+            }
+        }
+        return never;
+    }
+
+    public boolean isTerminated() {
+        return runState == TERMINATED;
+    }
+
+    public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+        long nanos = unit.toNanos(timeout);
+        mainLock.lock();
+        try {
+            while (runState != TERMINATED) {
+                if (nanos <= 0L) {
+                    return false;
+                }
+                nanos = termination.awaitNanos(nanos);
+            }
+            return true;
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ introspection
+
+    public int parallelism() {
+        return workers.length;
+    }
+
+    /** Approximate: the injection queue plus every deque, read without a lock. */
+    public long queuedTasks() {
+        long n = injection.size();
+        for (Worker w : workers) {
+            n += w.deque.size();
+        }
+        return n;
+    }
+
+    public int sleepingWorkers() {
+        return sleep.sleepingWorkers();
+    }
+
+    public String runStateName() {
+        switch (runState) {
+            case RUNNING: return "Running";
+            case SHUTDOWN: return "Shutting down";
+            case STOP: return "Stopping";
+            default: return "Terminated";
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+}

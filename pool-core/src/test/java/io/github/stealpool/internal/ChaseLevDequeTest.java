@@ -1,0 +1,201 @@
+package io.github.stealpool.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class ChaseLevDequeTest {
+
+    @Test
+    void emptyDequeGivesNothing() {
+        ChaseLevDeque<Integer> d = new ChaseLevDeque<>();
+        assertTrue(d.isEmpty());
+        assertEquals(0, d.size());
+        assertNull(d.pop());
+        assertNull(d.steal());
+        assertTrue(d.isEmpty(), "a pop on an empty deque must leave it consistent");
+    }
+
+    @Test
+    void ownerIsLifoAndThievesAreFifo() {
+        ChaseLevDeque<Integer> d = new ChaseLevDeque<>();
+        for (int i = 0; i < 5; i++) {
+            d.push(i);
+        }
+        assertEquals(5, d.size());
+        assertEquals(4, d.pop());
+        assertEquals(0, d.steal());
+        assertEquals(3, d.pop());
+        assertEquals(1, d.steal());
+        assertEquals(2, d.pop()); // the last element, through the CAS path
+        assertNull(d.pop());
+        assertNull(d.steal());
+        d.push(7);
+        assertEquals(7, d.steal()); // last element taken by a thief
+        assertNull(d.pop());
+        assertTrue(d.isEmpty());
+    }
+
+    @Test
+    void growsAndKeepsOrder() {
+        ChaseLevDeque<Integer> d = new ChaseLevDeque<>(2);
+        assertEquals(2, d.capacity());
+        int n = 10_000;
+        for (int i = 0; i < n; i++) {
+            d.push(i);
+        }
+        assertTrue(d.capacity() >= n);
+        assertEquals(n, d.size());
+        for (int i = 0; i < 100; i++) {
+            assertEquals(i, d.steal());
+        }
+        for (int i = n - 1; i >= 100; i--) {
+            assertEquals(i, d.pop());
+        }
+        assertNull(d.pop());
+    }
+
+    @Test
+    void growsWhileTheRingHasWrappedAround() {
+        ChaseLevDeque<Integer> d = new ChaseLevDeque<>(4);
+        int next = 0;
+        int expectedSteal = 0;
+        // Advance top and bottom past the capacity several times, then overflow.
+        for (int round = 0; round < 10; round++) {
+            d.push(next++);
+            d.push(next++);
+            assertEquals(expectedSteal++, d.steal());
+            assertEquals(expectedSteal++, d.steal());
+        }
+        for (int i = 0; i < 9; i++) {
+            d.push(next++);
+        }
+        assertTrue(d.capacity() >= 9);
+        while (!d.isEmpty()) {
+            assertEquals(expectedSteal++, d.steal());
+        }
+        assertEquals(next, expectedSteal);
+    }
+
+    @Test
+    void roundsCapacityUpToAPowerOfTwo() {
+        assertEquals(8, new ChaseLevDeque<>(5).capacity());
+        assertEquals(2, new ChaseLevDeque<>(1).capacity());
+        assertEquals(64, new ChaseLevDeque<>().capacity());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new ChaseLevDeque<>(0));
+        assertTrue(e.getMessage().contains("initialCapacity"));
+    }
+
+    @Test
+    void doesNotKeepTakenElementsReachable() throws Exception {
+        ChaseLevDeque<Object> d = new ChaseLevDeque<>(8);
+        for (int i = 0; i < 6; i++) {
+            d.push(new Object());
+        }
+        d.steal();
+        d.steal();
+        d.pop();
+        d.pop();
+        d.pop();
+        d.pop(); // last one: the deque is empty now, so stolen slots are cleared as well
+        java.lang.reflect.Field f = ChaseLevDequeBottom.class.getDeclaredField("array");
+        f.setAccessible(true);
+        for (Object slot : (Object[]) f.get(d)) {
+            assertNull(slot);
+        }
+    }
+
+    /**
+     * One owner pushes and pops, several thieves steal: every item is taken exactly once, and
+     * the owner sees its own items in LIFO order relative to each other.
+     */
+    @ParameterizedTest(name = "thieves={0}, initialCapacity={1}")
+    @CsvSource({"1, 2", "3, 2", "3, 64", "6, 4"})
+    void everyItemIsTakenExactlyOnceUnderStealing(int thieves, int initialCapacity) throws Exception {
+        final int items = 300_000;
+        ChaseLevDeque<Integer> d = new ChaseLevDeque<>(initialCapacity);
+        AtomicIntegerArray taken = new AtomicIntegerArray(items);
+        AtomicBoolean ownerDone = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < thieves; t++) {
+            Thread thief = new Thread(() -> {
+                try {
+                    start.await();
+                    while (!ownerDone.get() || !d.isEmpty()) {
+                        Integer x = d.steal();
+                        if (x != null) {
+                            taken.incrementAndGet(x);
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }, "thief-" + t);
+            threads.add(thief);
+            thief.start();
+        }
+        Thread owner = new Thread(() -> {
+            try {
+                start.await();
+                ThreadLocalRandom rnd = ThreadLocalRandom.current();
+                int next = 0;
+                while (next < items) {
+                    int burst = Math.min(items - next, 1 + rnd.nextInt(40));
+                    for (int i = 0; i < burst; i++) {
+                        d.push(next++);
+                    }
+                    int pops = rnd.nextInt(burst + 1);
+                    int previous = Integer.MAX_VALUE;
+                    for (int i = 0; i < pops; i++) {
+                        Integer x = d.pop();
+                        if (x == null) {
+                            break;
+                        }
+                        if (x >= previous) {
+                            throw new AssertionError("owner pop out of LIFO order: " + x + " after " + previous);
+                        }
+                        previous = x;
+                        taken.incrementAndGet(x);
+                    }
+                }
+                for (Integer x; (x = d.pop()) != null; ) {
+                    taken.incrementAndGet(x);
+                }
+            } catch (Throwable e) {
+                failure.compareAndSet(null, e);
+            } finally {
+                ownerDone.set(true);
+            }
+        }, "owner");
+        threads.add(owner);
+        owner.start();
+        start.countDown();
+        for (Thread t : threads) {
+            t.join(TimeUnit.MINUTES.toMillis(2));
+            assertFalse(t.isAlive(), t.getName() + " hung");
+        }
+        if (failure.get() != null) {
+            throw new AssertionError("a thread failed", failure.get());
+        }
+        for (int i = 0; i < items; i++) {
+            assertEquals(1, taken.get(i), "item " + i + " taken " + taken.get(i) + " times");
+        }
+        assertTrue(d.isEmpty());
+    }
+}
