@@ -149,6 +149,11 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         return scheduler.parallelism();
     }
 
+    /** Workers parked right now (for tests until the statistics API arrives). */
+    int sleepingWorkers() {
+        return scheduler.sleepingWorkers();
+    }
+
     @Override
     public String toString() {
         return "WorkStealingPool[" + scheduler.name() + ", " + scheduler.runStateName()

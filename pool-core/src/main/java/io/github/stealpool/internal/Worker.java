@@ -84,15 +84,17 @@ public final class Worker implements Runnable {
     private void runLoop() {
         final Scheduler s = scheduler;
         for (;;) {
-            // An interrupt aimed at the previous task (cancel(true) racing its end) must not
-            // reach the next one.
-            Thread.interrupted();
             if (s.isStopping()) {
                 return;
             }
             Runnable task = deque.pop();
             if (task == null && (task = scan()) == null && (task = awaitWork()) == null) {
                 return;
+            }
+            // An interrupt aimed at the previous task (cancel(true) racing its end) or at this
+            // worker while it was idle must not reach this task; one from shutdownNow must.
+            if (Thread.interrupted() && s.isStopping()) {
+                Thread.currentThread().interrupt();
             }
             s.runTask(task);
         }
