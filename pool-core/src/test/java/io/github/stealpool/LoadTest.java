@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Many tasks, many threads: nothing lost, nothing run twice, no wake-up missed. */
@@ -186,12 +187,13 @@ class LoadTest {
     }
 
     /**
-     * Producers (outside threads, and tasks that submit tasks) race with shutdownNow: every
-     * accepted task either ran or was returned, exactly once; rejected ones never ran.
+     * Producers (outside threads, and tasks that submit tasks) race with shutdownNow or
+     * shutdown: every accepted task either ran or was returned, exactly once; rejected ones never
+     * ran.
      */
-    @ParameterizedTest(name = "parallelism={0}")
-    @ValueSource(ints = {1, 2, 4})
-    void shutdownNowUnderLoadLosesNothing(int parallelism) throws Exception {
+    @ParameterizedTest(name = "parallelism={0}, shutdownNow={1}")
+    @CsvSource({"1, true", "2, true", "4, true", "1, false", "2, false", "4, false"})
+    void shutdownUnderLoadLosesNothing(int parallelism, boolean now) throws Exception {
         for (int trial = 0; trial < 20; trial++) {
             final int producers = 4;
             final int perProducer = 20_000;
@@ -239,7 +241,10 @@ class LoadTest {
             go.countDown();
             long head = 1000L * (trial % 5); // stop at different points of the stream
             await().atMost(Duration.ofSeconds(HANG)).until(() -> submitted.get() > head);
-            List<Runnable> never = pool.shutdownNow();
+            List<Runnable> never = now ? pool.shutdownNow() : List.of();
+            if (!now) {
+                pool.shutdown();
+            }
             joinAll(threads);
             assertTrue(pool.awaitTermination(HANG, TimeUnit.SECONDS));
             assertTrue(factory.allEnded());

@@ -154,6 +154,15 @@ public final class ChaseLevDeque<E> extends ChaseLevDequePad2 {
     @SuppressWarnings("unchecked")
     public E pop() {
         long b = lpBottom() - 1;
+        long t0 = lvTop();
+        if (b < t0) {
+            // Empty, and only the owner can change that: skip the fence below. (top only grows,
+            // so a stale read can only make the deque look fuller, never emptier.)
+            if (clearedUpTo < t0) {
+                clearStolenSlots(lpArray(), t0);
+            }
+            return null;
+        }
         Object[] a = lpArray();
         svBottom(b);
         long t = lvTop();

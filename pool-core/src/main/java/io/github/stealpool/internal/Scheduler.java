@@ -31,13 +31,16 @@ import org.slf4j.LoggerFactory;
  * A submitter checks {@code runState} before it publishes (to reject tasks that come after
  * shutdown) and again after (a volatile read after a sequentially consistent publication). If the
  * second check still sees RUNNING, any later shutdown sees the task: {@code shutdown}'s workers
- * check the queues under {@code mainLock} before retiring, {@code shutdownNow} drains them after
+ * check the queues under {@code mainLock} before retiring, {@code shutdownNow} sweeps them after
  * setting STOP. Otherwise the submitter settles the race under {@code mainLock}:
  * <ul>
  *   <li>SHUTDOWN: some worker is still alive (the last one retires only after finding every queue
  *       empty, under the same lock), so the task is accepted and will run;</li>
- *   <li>STOP or TERMINATED: nothing will run it, so the submitter takes its own task back out
- *       of the queue and rejects it; if a worker took it first, it runs and was accepted.</li>
+ *   <li>STOP or TERMINATED: nothing will run queued tasks, and whatever is still queued belongs
+ *       to submitters in the same position. The submitter sweeps the injection queue and every
+ *       deque (a worker may have moved its task into a deque with a batch), rejects its task if
+ *       it finds it, and puts the others back for their own submitters; if a worker took it
+ *       first, the worker runs it and it was accepted.</li>
  * </ul>
  * So every accepted task either runs or is returned by {@code shutdownNow}, exactly once.
  */
@@ -51,7 +54,7 @@ public final class Scheduler {
     static final int TERMINATED = 3;
 
     final Worker[] workers;
-    final InjectionQueue injection = new InjectionQueue();
+    final InjectionQueue injection;
     final Sleep sleep;
 
     private final String name;
@@ -79,6 +82,8 @@ public final class Scheduler {
         this.daemon = daemon;
         this.failureHandler = failureHandler;
         this.sleep = new Sleep(parallelism, () -> runState >= SHUTDOWN);
+        // Two stripes per worker: concurrent submitters seldom share one (InjectionQueue).
+        this.injection = new InjectionQueue(2 * parallelism);
         this.workers = new Worker[parallelism];
         for (int i = 0; i < parallelism; i++) {
             workers[i] = new Worker(this, i);
@@ -95,8 +100,13 @@ public final class Scheduler {
     public void start() {
         int n = workers.length;
         Thread[] threads = new Thread[n];
-        for (int i = 0; i < n; i++) {
-            threads[i] = newThread(workers[i]);
+        try {
+            for (int i = 0; i < n; i++) {
+                threads[i] = newThread(workers[i]);
+            }
+        } catch (RuntimeException | Error e) {
+            runState = TERMINATED; // nothing was started
+            throw e;
         }
         mainLock.lock();
         try {
@@ -172,11 +182,24 @@ public final class Scheduler {
         if (runState != RUNNING) {
             throw rejected();
         }
-        w.deque.push(task);
+        try {
+            w.deque.push(task);
+        } catch (IllegalStateException full) {
+            throw new RejectedExecutionException(name + ": " + full.getMessage(), full);
+        }
         VarHandle.fullFence(); // order the deque's release store before the reads below (Sleep)
         if (runState != RUNNING) {
-            settleLateLocal(w, task);
+            settleLate(task);
         }
+        sleep.notifyNewJob();
+    }
+
+    /**
+     * A worker moved queued tasks into its own deque: announce them like fresh pushes, so a
+     * worker that missed them in the injection queue while falling asleep is woken (Sleep).
+     */
+    void announceLocalJobs() {
+        VarHandle.fullFence();
         sleep.notifyNewJob();
     }
 
@@ -186,49 +209,54 @@ public final class Scheduler {
         }
         injection.offer(task); // a CAS: sequentially consistent
         if (runState != RUNNING) {
-            settleLateExternal(task);
+            settleLate(task);
         }
         sleep.notifyNewJob();
     }
 
-    private void settleLateLocal(Worker w, Runnable task) {
+    /**
+     * A submitter saw the pool leave RUNNING after publishing {@code task}. Under SHUTDOWN the task
+     * is accepted (a live worker will run it). Under STOP or TERMINATED nothing runs queued
+     * tasks any more and shutdownNow has already swept the queues, so everything still queued
+     * belongs to a submitter like us, each settling in turn under mainLock: we collect it all,
+     * keep ours (and reject it), and put the rest back for their submitters to find. Not found
+     * means a worker took it and runs it: accepted.
+     */
+    private void settleLate(Runnable task) {
         mainLock.lock();
         try {
-            if (runState >= STOP) {
-                // Our task is at the bottom of our own deque unless somebody took it.
-                Runnable back = w.deque.pop();
-                assert back == null || back == task : "foreign task at the bottom: " + back;
-                if (back == task) {
-                    throw rejected();
+            if (runState < STOP) {
+                return;
+            }
+            List<Runnable> stranded = new ArrayList<>();
+            sweepQueues(stranded);
+            boolean mine = false;
+            for (Runnable r : stranded) {
+                if (!mine && r == task) {
+                    mine = true;
+                } else {
+                    injection.offer(r);
                 }
+            }
+            if (mine) {
+                throw rejected();
             }
         } finally {
             mainLock.unlock();
         }
     }
 
-    private void settleLateExternal(Runnable task) {
-        mainLock.lock();
-        try {
-            if (runState >= STOP) {
-                // Whatever is queued now was offered after shutdownNow drained the queue (or
-                // after the last worker retired): its submitters are all here, one at a time.
-                List<Runnable> late = new ArrayList<>();
-                injection.drainTo(late);
-                boolean mine = false;
-                for (Runnable r : late) {
-                    if (!mine && r == task) {
-                        mine = true;
-                    } else {
-                        injection.offer(r);
-                    }
-                }
-                if (mine) {
-                    throw rejected();
+    /** Moves every queued task, from the injection queue and every deque, to {@code sink}. */
+    private void sweepQueues(List<Runnable> sink) {
+        injection.drainTo(sink);
+        for (Worker w : workers) {
+            ChaseLevDeque<Runnable> d = w.deque;
+            while (!d.isEmpty()) {
+                Runnable t = d.steal();
+                if (t != null) {
+                    sink.add(t);
                 }
             }
-        } finally {
-            mainLock.unlock();
         }
     }
 
@@ -293,22 +321,28 @@ public final class Scheduler {
         }
     }
 
+    /** Called by a worker's thread as it ends, normally or not. */
     void workerExited(Worker w, boolean normalExit) {
         mainLock.lock();
         try {
             if (w.retired) {
                 return; // counted off by tryRetire
             }
-            if (!normalExit && runState == RUNNING) {
+            if (!normalExit && runState < STOP) {
                 LOG.error("{}: worker {} died unexpectedly; starting a replacement", name, w.index);
                 try {
                     Thread t = newThread(w);
                     w.thread = t;
-                    t.start();
+                    t.start(); // the new thread owns the deque from here on
                     return;
                 } catch (Throwable e) {
                     LOG.error("{}: could not replace worker {}", name, w.index, e);
                 }
+                // Still the deque's owner: hand its tasks to the other workers.
+                for (Runnable t; (t = w.deque.pop()) != null; ) {
+                    injection.offer(t);
+                }
+                sleep.notifyNewJob();
             }
             workerGone();
         } finally {
@@ -318,11 +352,15 @@ public final class Scheduler {
 
     private void workerGone() { // under mainLock
         if (--liveWorkers == 0) {
-            if (runState >= SHUTDOWN) {
-                terminate();
-            } else {
+            if (runState < SHUTDOWN) {
                 LOG.error("{}: every worker died while the pool was running", name);
+                return;
             }
+            if (runState < STOP && queuedTasks() > 0) {
+                LOG.error("{}: the last worker died with about {} tasks queued; they will not run",
+                        name, queuedTasks());
+            }
+            terminate();
         }
     }
 
@@ -355,16 +393,7 @@ public final class Scheduler {
             if (runState < STOP) {
                 runState = STOP;
             }
-            injection.drainTo(never);
-            for (Worker w : workers) {
-                ChaseLevDeque<Runnable> d = w.deque;
-                while (!d.isEmpty()) {
-                    Runnable t = d.steal();
-                    if (t != null) {
-                        never.add(t);
-                    }
-                }
-            }
+            sweepQueues(never);
             if (liveWorkers == 0 && runState < TERMINATED) {
                 terminate();
             }

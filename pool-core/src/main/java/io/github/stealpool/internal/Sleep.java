@@ -2,6 +2,7 @@ package io.github.stealpool.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
@@ -193,7 +194,11 @@ public final class Sleep extends SleepCtl {
     }
 
     private boolean wakeOne() {
-        for (SleepState s : states) {
+        // Start anywhere, so concurrent posters do not all queue on the first worker's lock.
+        int n = states.length;
+        int start = n == 1 ? 0 : ThreadLocalRandom.current().nextInt(n);
+        for (int k = 0; k < n; k++) {
+            SleepState s = states[(start + k) % n];
             s.lock.lock();
             try {
                 if (s.blocked) {

@@ -50,6 +50,7 @@ public final class Worker implements Runnable {
     boolean retired;
 
     private int seed;
+    private int injectionPolls;
 
     Worker(Scheduler scheduler, int index) {
         this.scheduler = scheduler;
@@ -102,8 +103,14 @@ public final class Worker implements Runnable {
 
     /** Injection queue, then the other workers' deques. */
     private Runnable scan() {
-        Runnable t = scheduler.injection.poll();
-        return t != null ? t : steal();
+        Runnable t = scheduler.injection.poll(index + ++injectionPolls, deque);
+        if (t != null) {
+            if (!deque.isEmpty()) {
+                scheduler.announceLocalJobs(); // the rest of the batch landed in our deque
+            }
+            return t;
+        }
+        return steal();
     }
 
     private Runnable steal() {
@@ -163,6 +170,11 @@ public final class Worker implements Runnable {
                 Thread.yield();
             } else if (round == SLEEPY_ROUND) {
                 jec = s.sleep.announceSleepy(); // the next round's scan is the one Sleep relies on
+            } else if (!s.injection.isEmpty()) {
+                // Tasks are queued but other workers held their stripes for a moment: this
+                // check, after the sleepy announcement, is the search Sleep's proof relies on
+                // for injected tasks. Do not sleep on them; yield and look again.
+                round = SPIN_ROUNDS;
             } else {
                 // Woken: start the rounds again. Backed out because a job was posted: search,
                 // then announce again.

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -12,9 +13,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class InjectionQueueTest {
 
@@ -32,56 +33,81 @@ class InjectionQueueTest {
     }
 
     @Test
-    void isFifoAcrossTheOverflow() {
+    void roundsStripesToAPowerOfTwo() {
+        assertEquals(1, new InjectionQueue(1).stripes());
+        assertEquals(4, new InjectionQueue(3).stripes());
+        assertEquals(4, new InjectionQueue(4).stripes());
+        assertEquals(InjectionQueue.MAX_STRIPES, new InjectionQueue(1000).stripes());
+        assertThrows(IllegalArgumentException.class, () -> new InjectionQueue(0));
+    }
+
+    @Test
+    void oneSubmittersTasksComeOutInOrderThroughTheBatchAndTheDeque() {
         InjectionQueue q = new InjectionQueue(4);
+        ChaseLevDeque<Runnable> deque = new ChaseLevDeque<>();
         assertTrue(q.isEmpty());
-        assertNull(q.poll());
-        List<Numbered> in = new ArrayList<>();
-        for (int i = 0; i < 20; i++) { // 4 in the fast queue, 16 in the overflow
-            Numbered t = new Numbered(i);
-            in.add(t);
-            q.offer(t);
+        assertNull(q.poll(0, deque));
+        int n = 3 * InjectionQueue.BATCH + 5;
+        for (int i = 0; i < n; i++) {
+            q.offer(new Numbered(i));
         }
-        assertEquals(20, q.size());
+        assertEquals(n, q.size());
         assertFalse(q.isEmpty());
-        for (int i = 0; i < 2; i++) {
-            assertSame(in.get(i), q.poll());
+        // A worker that pops its own deque before polling again runs them in submission order.
+        int expected = 0;
+        for (int cursor = 0; expected < n; cursor++) {
+            Runnable t = deque.pop();
+            if (t == null) {
+                t = q.poll(cursor, deque);
+                assertEquals(Math.min(InjectionQueue.BATCH, n - expected) - 1, deque.size());
+            }
+            assertEquals(expected++, ((Numbered) t).id);
         }
-        // The fast queue has room again, but the overflow is not empty: new tasks go behind it.
-        Numbered late = new Numbered(20);
-        q.offer(late);
-        for (int i = 2; i < 20; i++) {
-            assertSame(in.get(i), q.poll());
-        }
-        assertSame(late, q.poll());
-        assertNull(q.poll());
+        assertNull(q.poll(0, deque));
         assertTrue(q.isEmpty());
-        // Back to the fast path.
-        q.offer(late);
-        assertEquals(1, q.size());
+    }
+
+    @Test
+    void thievesTakeTheNewestOfABatch() {
+        InjectionQueue q = new InjectionQueue(1);
+        ChaseLevDeque<Runnable> deque = new ChaseLevDeque<>();
+        for (int i = 0; i < 10; i++) {
+            q.offer(new Numbered(i));
+        }
+        assertEquals(0, ((Numbered) q.poll(0, deque)).id);
+        assertEquals(9, ((Numbered) deque.steal()).id);
+        assertEquals(1, ((Numbered) deque.pop()).id);
     }
 
     @Test
     void drainTakesEverything() {
-        InjectionQueue q = new InjectionQueue(2);
-        for (int i = 0; i < 7; i++) {
+        InjectionQueue q = new InjectionQueue(8);
+        for (int i = 0; i < 7 * InjectionQueue.CHUNK; i++) {
             q.offer(new Numbered(i));
         }
         List<Runnable> sink = new ArrayList<>();
-        assertEquals(7, q.drainTo(sink));
-        assertEquals(7, sink.size());
+        assertEquals(7 * InjectionQueue.CHUNK, q.drainTo(sink));
+        assertEquals(7 * InjectionQueue.CHUNK, sink.size());
         assertTrue(q.isEmpty());
+        assertEquals(0, q.size());
     }
 
-    /** Many producers, many consumers, tiny or default fast path: each task polled once. */
-    @ParameterizedTest(name = "fastCapacity={0}")
-    @ValueSource(ints = {2, 64, InjectionQueue.FAST_CAPACITY})
-    void everyTaskIsPolledExactlyOnce(int fastCapacity) throws Exception {
+    /**
+     * Many producers, many consumers that run part of each batch and let others steal the rest:
+     * each task is taken exactly once.
+     */
+    @ParameterizedTest(name = "stripes={0}")
+    @ValueSource(ints = {1, 2, 8})
+    void everyTaskIsTakenExactlyOnce(int stripes) throws Exception {
         final int producers = 4;
         final int consumers = 4;
         final int perProducer = 100_000;
         final int total = producers * perProducer;
-        InjectionQueue q = new InjectionQueue(fastCapacity);
+        InjectionQueue q = new InjectionQueue(stripes);
+        List<ChaseLevDeque<Runnable>> deques = new ArrayList<>();
+        for (int c = 0; c < consumers; c++) {
+            deques.add(new ChaseLevDeque<>());
+        }
         AtomicIntegerArray seen = new AtomicIntegerArray(total);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         CountDownLatch start = new CountDownLatch(1);
@@ -103,11 +129,21 @@ class InjectionQueueTest {
             }, "producer-" + p));
         }
         for (int c = 0; c < consumers; c++) {
+            ChaseLevDeque<Runnable> own = deques.get(c);
+            ChaseLevDeque<Runnable> victim = deques.get((c + 1) % consumers);
+            int id = c;
             threads.add(new Thread(() -> {
                 try {
                     start.await();
-                    while (producersDone.getCount() > 0 || !q.isEmpty()) {
-                        Runnable t = q.poll();
+                    int cursor = id;
+                    while (producersDone.getCount() > 0 || !q.isEmpty() || !own.isEmpty()) {
+                        Runnable t = own.pop();
+                        if (t == null) {
+                            t = q.poll(cursor++, own);
+                        }
+                        if (t == null) {
+                            t = victim.steal();
+                        }
                         if (t != null) {
                             seen.incrementAndGet(((Numbered) t).id);
                         }
@@ -129,5 +165,19 @@ class InjectionQueueTest {
         for (int i = 0; i < total; i++) {
             assertEquals(1, seen.get(i), "task " + i);
         }
+    }
+
+    @Test
+    void aSubmittersTasksStayInOneStripe() {
+        InjectionQueue q = new InjectionQueue(8);
+        ChaseLevDeque<Runnable> deque = new ChaseLevDeque<>();
+        Runnable only = new Numbered(1);
+        // Whatever the cursor, the one stripe holding the task is found.
+        for (int cursor = 0; cursor < 8; cursor++) {
+            q.offer(only);
+            assertSame(only, q.poll(cursor, deque));
+            assertTrue(deque.isEmpty());
+        }
+        assertTrue(q.isEmpty());
     }
 }

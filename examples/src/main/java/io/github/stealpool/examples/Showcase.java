@@ -1,0 +1,165 @@
+package io.github.stealpool.examples;
+
+import io.github.stealpool.WorkStealingPool;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
+
+/**
+ * The README's "run it" command: our pool against {@code Executors.newFixedThreadPool} and
+ * {@code ForkJoinPool} on bursts of small tasks, the case where one shared locked queue hurts.
+ *
+ * <p>Two workloads, each run several times per pool, reporting the median:
+ * <ul>
+ *   <li><b>external burst</b>: two outside threads submit tiny tasks as fast as they can;</li>
+ *   <li><b>fan-out</b>: one task submits two, each of those two more, and so on: tasks submitted
+ *       from inside the pool, which go to the submitting worker's own deque.</li>
+ * </ul>
+ * Run with {@code --tasks=N --runs=R} to change the sizes. This is a demonstration with plain
+ * timing, not a benchmark: the JMH suite in pool-bench is the one to quote.
+ */
+public final class Showcase {
+
+    /** One pool under test: a name and how to make it with a given parallelism. */
+    private static final class Contender {
+        final String name;
+        final IntFunction<ExecutorService> factory;
+
+        Contender(String name, IntFunction<ExecutorService> factory) {
+            this.name = name;
+            this.factory = factory;
+        }
+    }
+
+    private static final List<Contender> CONTENDERS = List.of(
+            new Contender("stealpool WorkStealingPool",
+                    n -> WorkStealingPool.builder().parallelism(n).daemon(true).build()),
+            new Contender("Executors.newFixedThreadPool", Executors::newFixedThreadPool),
+            new Contender("ForkJoinPool", ForkJoinPool::new));
+
+    private Showcase() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int tasks = 1_000_000;
+        int runs = 5;
+        for (String a : args) {
+            if (a.startsWith("--tasks=")) {
+                tasks = Integer.parseInt(a.substring("--tasks=".length()));
+            } else if (a.startsWith("--runs=")) {
+                runs = Integer.parseInt(a.substring("--runs=".length()));
+            } else {
+                throw new IllegalArgumentException("unknown argument: " + a + " (use --tasks=N --runs=R)");
+            }
+        }
+        if (tasks < 2 || runs < 1) {
+            throw new IllegalArgumentException("--tasks must be at least 2 and --runs at least 1");
+        }
+        run(System.out, tasks, runs);
+    }
+
+    /** Runs both workloads on every contender and prints a table; returns the median times. */
+    public static double[][] run(PrintStream out, int tasks, int runs) throws Exception {
+        int parallelism = Runtime.getRuntime().availableProcessors();
+        out.printf(Locale.ROOT, "stealpool showcase: %,d tiny tasks per run, median of %d runs, "
+                + "parallelism %d, %s %s%n%n", tasks, runs, parallelism,
+                System.getProperty("java.vm.name"), System.getProperty("java.version"));
+        String[] workloads = {"external burst (2 submitters)", "fan-out from inside tasks"};
+        double[][] medians = new double[workloads.length][CONTENDERS.size()];
+        for (int w = 0; w < workloads.length; w++) {
+            out.println(workloads[w] + ":");
+            for (int c = 0; c < CONTENDERS.size(); c++) {
+                Contender contender = CONTENDERS.get(c);
+                out.printf(Locale.ROOT, "  %-30s", contender.name);
+                out.flush();
+                ExecutorService pool = contender.factory.apply(parallelism);
+                try {
+                    double[] times = new double[runs];
+                    once(pool, w, Math.max(2, tasks / 10)); // warm-up
+                    for (int r = 0; r < runs; r++) {
+                        times[r] = once(pool, w, tasks);
+                        out.print('.');
+                        out.flush();
+                    }
+                    Arrays.sort(times);
+                    medians[w][c] = times[runs / 2];
+                } finally {
+                    pool.shutdownNow();
+                    pool.awaitTermination(10, TimeUnit.SECONDS);
+                }
+                double ms = medians[w][c] / 1e6;
+                out.printf(Locale.ROOT, " %8.1f ms  %6.2f M tasks/s%n", ms, tasks / ms / 1e3);
+            }
+            out.printf(Locale.ROOT, "  -> stealpool is %.2fx newFixedThreadPool, %.2fx ForkJoinPool%n%n",
+                    medians[w][1] / medians[w][0], medians[w][2] / medians[w][0]);
+        }
+        out.println("Plain wall-clock medians on a possibly shared machine; see pool-bench for JMH figures.");
+        return medians;
+    }
+
+    private static long once(ExecutorService pool, int workload, int tasks) throws InterruptedException {
+        LongAdder done = new LongAdder();
+        long start = System.nanoTime();
+        if (workload == 0) {
+            externalBurst(pool, tasks, done);
+        } else {
+            int depth = 31 - Integer.numberOfLeadingZeros(tasks); // 2^depth - 1 <= tasks
+            tasks = (1 << depth) - 1;
+            pool.execute(new FanOut(pool, depth - 1, done));
+        }
+        while (done.sum() < tasks) {
+            LockSupport.parkNanos(50_000L);
+        }
+        return System.nanoTime() - start;
+    }
+
+    private static void externalBurst(ExecutorService pool, int tasks, LongAdder done)
+            throws InterruptedException {
+        Runnable tiny = done::increment;
+        List<Thread> submitters = new ArrayList<>();
+        for (int s = 0; s < 2; s++) {
+            int share = tasks / 2 + (s == 0 ? tasks % 2 : 0);
+            Thread t = new Thread(() -> {
+                for (int i = 0; i < share; i++) {
+                    pool.execute(tiny);
+                }
+            }, "submitter-" + s);
+            submitters.add(t);
+            t.start();
+        }
+        for (Thread t : submitters) {
+            t.join();
+        }
+    }
+
+    /** A node of a binary fan-out: runs, then submits its two children. */
+    private static final class FanOut implements Runnable {
+        private final ExecutorService pool;
+        private final int levelsBelow;
+        private final LongAdder done;
+
+        FanOut(ExecutorService pool, int levelsBelow, LongAdder done) {
+            this.pool = pool;
+            this.levelsBelow = levelsBelow;
+            this.done = done;
+        }
+
+        @Override
+        public void run() {
+            if (levelsBelow > 0) {
+                pool.execute(new FanOut(pool, levelsBelow - 1, done));
+                pool.execute(new FanOut(pool, levelsBelow - 1, done));
+            }
+            done.increment();
+        }
+    }
+}
