@@ -46,12 +46,15 @@ public final class Showcase {
             new Contender("Executors.newFixedThreadPool", Executors::newFixedThreadPool),
             new Contender("ForkJoinPool", ForkJoinPool::new));
 
+    /** Full-size rounds per contender before timing: lets the JIT compile every hot path. */
+    private static final int WARM_UP_ROUNDS = 3;
+
     private Showcase() {
     }
 
     public static void main(String[] args) throws Exception {
         int tasks = 1_000_000;
-        int runs = 5;
+        int runs = 9;
         for (String a : args) {
             if (a.startsWith("--tasks=")) {
                 tasks = Integer.parseInt(a.substring("--tasks=".length()));
@@ -67,37 +70,53 @@ public final class Showcase {
         run(System.out, tasks, runs);
     }
 
-    /** Runs both workloads on every contender and prints a table; returns the median times. */
+    /**
+     * Runs both workloads on every contender and prints a table; returns the median times in
+     * nanoseconds, indexed [workload][contender]. The contenders take turns within each round,
+     * so a noisy neighbour on a shared machine hurts them alike, and each is warmed up first.
+     */
     public static double[][] run(PrintStream out, int tasks, int runs) throws Exception {
         int parallelism = Runtime.getRuntime().availableProcessors();
-        out.printf(Locale.ROOT, "stealpool showcase: %,d tiny tasks per run, median of %d runs, "
-                + "parallelism %d, %s %s%n%n", tasks, runs, parallelism,
+        out.printf(Locale.ROOT, "stealpool showcase: %,d tiny tasks per run, median of %d runs "
+                + "(contenders take turns), parallelism %d, %s %s%n%n", tasks, runs, parallelism,
                 System.getProperty("java.vm.name"), System.getProperty("java.version"));
         String[] workloads = {"external burst (2 submitters)", "fan-out from inside tasks"};
-        double[][] medians = new double[workloads.length][CONTENDERS.size()];
+        int n = CONTENDERS.size();
+        double[][] medians = new double[workloads.length][n];
         for (int w = 0; w < workloads.length; w++) {
-            out.println(workloads[w] + ":");
-            for (int c = 0; c < CONTENDERS.size(); c++) {
-                Contender contender = CONTENDERS.get(c);
-                out.printf(Locale.ROOT, "  %-30s", contender.name);
-                out.flush();
-                ExecutorService pool = contender.factory.apply(parallelism);
-                try {
-                    double[] times = new double[runs];
-                    once(pool, w, Math.max(2, tasks / 10)); // warm-up
-                    for (int r = 0; r < runs; r++) {
-                        times[r] = once(pool, w, tasks);
-                        out.print('.');
-                        out.flush();
+            out.print(workloads[w] + " ");
+            out.flush();
+            List<ExecutorService> pools = new ArrayList<>();
+            try {
+                for (Contender c : CONTENDERS) {
+                    pools.add(c.factory.apply(parallelism));
+                }
+                for (int r = 0; r < WARM_UP_ROUNDS; r++) {
+                    for (ExecutorService pool : pools) {
+                        once(pool, w, tasks);
                     }
-                    Arrays.sort(times);
-                    medians[w][c] = times[runs / 2];
-                } finally {
+                }
+                double[][] times = new double[n][runs];
+                for (int r = 0; r < runs; r++) {
+                    for (int c = 0; c < n; c++) {
+                        times[c][r] = once(pools.get(c), w, tasks);
+                    }
+                    out.print('.');
+                    out.flush();
+                }
+                out.println();
+                for (int c = 0; c < n; c++) {
+                    Arrays.sort(times[c]);
+                    medians[w][c] = times[c][runs / 2];
+                    double ms = medians[w][c] / 1e6;
+                    out.printf(Locale.ROOT, "  %-30s %8.1f ms  %6.2f M tasks/s%n",
+                            CONTENDERS.get(c).name, ms, tasks / ms / 1e3);
+                }
+            } finally {
+                for (ExecutorService pool : pools) {
                     pool.shutdownNow();
                     pool.awaitTermination(10, TimeUnit.SECONDS);
                 }
-                double ms = medians[w][c] / 1e6;
-                out.printf(Locale.ROOT, " %8.1f ms  %6.2f M tasks/s%n", ms, tasks / ms / 1e3);
             }
             out.printf(Locale.ROOT, "  -> stealpool is %.2fx newFixedThreadPool, %.2fx ForkJoinPool%n%n",
                     medians[w][1] / medians[w][0], medians[w][2] / medians[w][0]);

@@ -112,7 +112,14 @@ class ChaseLevDequeTest {
         d.pop();
         d.pop();
         d.pop(); // last one: the deque is empty now, so stolen slots are cleared as well
-        java.lang.reflect.Field f = ChaseLevDequeBottom.class.getDeclaredField("array");
+        java.lang.reflect.Field f = null;
+        for (Class<?> c = d.getClass(); f == null; c = c.getSuperclass()) {
+            for (java.lang.reflect.Field candidate : c.getDeclaredFields()) {
+                if (candidate.getName().equals("array")) {
+                    f = candidate;
+                }
+            }
+        }
         f.setAccessible(true);
         for (Object slot : (Object[]) f.get(d)) {
             assertNull(slot);

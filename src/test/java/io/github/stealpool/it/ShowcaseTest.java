@@ -1,0 +1,41 @@
+package io.github.stealpool.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.stealpool.examples.Showcase;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** The README's demo command runs this: it must work, end to end, with small inputs. */
+class ShowcaseTest {
+
+    @Test
+    void theShowcaseComparesThePools() throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        double[][] medians;
+        try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+            medians = Showcase.run(out, 20_000, 1);
+        }
+        String text = bytes.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains("stealpool WorkStealingPool"), text);
+        assertTrue(text.contains("Executors.newFixedThreadPool"), text);
+        assertTrue(text.contains("ForkJoinPool"), text);
+        assertTrue(text.contains("-> stealpool is"), text);
+        assertEquals(2, medians.length);
+        for (double[] workload : medians) {
+            for (double nanos : workload) {
+                assertTrue(nanos > 0, text);
+            }
+        }
+    }
+
+    @Test
+    void badArgumentsAreRejected() {
+        assertThrows(IllegalArgumentException.class, () -> Showcase.main(new String[] {"--bogus"}));
+        assertThrows(IllegalArgumentException.class, () -> Showcase.main(new String[] {"--tasks=1"}));
+    }
+}
