@@ -1,14 +1,19 @@
 package io.github.stealpool;
 
 import io.github.stealpool.internal.Scheduler;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -83,6 +88,67 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
     @Override
     public void execute(Runnable command) {
         scheduler.execute(Objects.requireNonNull(command, "command"));
+    }
+
+    /**
+     * As {@link ExecutorService#invokeAll(Collection)}.
+     *
+     * @throws NullPointerException if {@code tasks} or any of its elements is null, checked
+     *                              before any task is submitted
+     */
+    @Override
+    public <T> List<Future<T>> invokeAll(Collection<? extends Callable<T>> tasks) throws InterruptedException {
+        return super.invokeAll(checkTasks(tasks));
+    }
+
+    /**
+     * As {@link ExecutorService#invokeAll(Collection, long, TimeUnit)}.
+     *
+     * @throws NullPointerException if {@code tasks}, any of its elements or {@code unit} is null,
+     *                              checked before any task is submitted
+     */
+    @Override
+    public <T> List<Future<T>> invokeAll(Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
+            throws InterruptedException {
+        Objects.requireNonNull(unit, "unit");
+        return super.invokeAll(checkTasks(tasks), timeout, unit);
+    }
+
+    /**
+     * As {@link ExecutorService#invokeAny(Collection)}.
+     *
+     * @throws NullPointerException if {@code tasks} or any of its elements is null, checked
+     *                              before any task is submitted (the JDK's default checks an
+     *                              element only when it reaches it, which varies by JDK)
+     */
+    @Override
+    public <T> T invokeAny(Collection<? extends Callable<T>> tasks) throws InterruptedException, ExecutionException {
+        return super.invokeAny(checkTasks(tasks));
+    }
+
+    /**
+     * As {@link ExecutorService#invokeAny(Collection, long, TimeUnit)}.
+     *
+     * @throws NullPointerException if {@code tasks}, any of its elements or {@code unit} is null,
+     *                              checked before any task is submitted
+     */
+    @Override
+    public <T> T invokeAny(Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        Objects.requireNonNull(unit, "unit");
+        return super.invokeAny(checkTasks(tasks), timeout, unit);
+    }
+
+    private static <C extends Collection<?>> C checkTasks(C tasks) {
+        Objects.requireNonNull(tasks, "tasks");
+        int i = 0;
+        for (Object t : tasks) {
+            if (t == null) {
+                throw new NullPointerException("tasks[" + i + "] is null");
+            }
+            i++;
+        }
+        return tasks;
     }
 
     @Override

@@ -89,7 +89,12 @@ class ExecutorServiceContractTest {
         assertThrows(NullPointerException.class, () -> pool.invokeAll(Arrays.asList(() -> 1, null)));
         assertThrows(NullPointerException.class, () -> pool.invokeAll(List.of(() -> 1), 1, null));
         assertThrows(NullPointerException.class, () -> pool.invokeAny(null));
-        assertThrows(NullPointerException.class, () -> pool.invokeAny(Arrays.asList(() -> 1, null)));
+        assertEquals("tasks[1] is null", assertThrows(NullPointerException.class,
+                () -> pool.invokeAny(Arrays.asList(() -> 1, null))).getMessage());
+        assertEquals("tasks[2] is null", assertThrows(NullPointerException.class,
+                () -> pool.invokeAny(Arrays.asList(() -> 1, () -> 2, null), 1, TimeUnit.SECONDS)).getMessage());
+        assertEquals("tasks[0] is null", assertThrows(NullPointerException.class,
+                () -> pool.invokeAll(Arrays.asList(null, () -> 1), 1, TimeUnit.SECONDS)).getMessage());
         assertThrows(NullPointerException.class, () -> pool.invokeAny(List.of(() -> 1), 1, null));
         assertEquals("unit", assertThrows(NullPointerException.class, () -> pool.awaitTermination(1, null)).getMessage());
         assertFalse(pool.isShutdown(), "bad input must leave the pool as it was");
@@ -175,7 +180,7 @@ class ExecutorServiceContractTest {
             awaitGate();
             return "stuck";
         };
-        List<Future<String>> results = pool.invokeAll(List.of(quick, stuck), 200, TimeUnit.MILLISECONDS);
+        List<Future<String>> results = pool.invokeAll(List.of(quick, stuck), 2, TimeUnit.SECONDS);
         assertEquals("quick", results.get(0).get());
         assertTrue(results.get(1).isCancelled());
     }
