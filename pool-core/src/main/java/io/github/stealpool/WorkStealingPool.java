@@ -1,6 +1,9 @@
 package io.github.stealpool;
 
+import io.github.stealpool.internal.Join;
+import io.github.stealpool.internal.PoolFutureTask;
 import io.github.stealpool.internal.Scheduler;
+import io.github.stealpool.internal.Worker;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -11,10 +14,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A work-stealing thread pool: a drop-in {@link ExecutorService} that is faster than
@@ -206,6 +213,133 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    @Override
+    protected <T> RunnableFuture<T> newTaskFor(Callable<T> callable) {
+        return new PoolFutureTask<>(callable);
+    }
+
+    @Override
+    protected <T> RunnableFuture<T> newTaskFor(Runnable runnable, T value) {
+        return new PoolFutureTask<>(runnable, value);
+    }
+
+    // ------------------------------------------------------------------ fork/join
+
+    /**
+     * Runs {@code a} and {@code b}, possibly in parallel, and returns {@code combine} of their
+     * results. On a worker of this pool, {@code b} is pushed on the worker's deque and {@code a}
+     * runs at once; if nobody stole {@code b} meanwhile, the worker then runs it too (no
+     * synchronisation beyond the deque), else it works on other tasks until the thief is done.
+     * From any other thread the whole join is handed to the pool and the caller blocks.
+     *
+     * <pre>{@code
+     * long fib(int n) {
+     *     return n < 2 ? n : pool.join(() -> fib(n - 1), () -> fib(n - 2), Long::sum);
+     * }
+     * }</pre>
+     *
+     * <p>If {@code a} throws, {@code b} is skipped if it has not started, else awaited; the
+     * failure of {@code a} (or else of {@code b}) is rethrown as itself, a second failure
+     * attached as suppressed.
+     *
+     * @throws NullPointerException       if an argument is null
+     * @throws RejectedExecutionException if called from outside the pool after shutdown
+     */
+    public <A, B, R> R join(Supplier<? extends A> a, Supplier<? extends B> b,
+                            BiFunction<? super A, ? super B, ? extends R> combine) {
+        Objects.requireNonNull(a, "a");
+        Objects.requireNonNull(b, "b");
+        Objects.requireNonNull(combine, "combine");
+        Worker w = scheduler.currentWorker();
+        if (w == null) {
+            return invoke(new Task<R>() {
+                @Override
+                protected R compute() {
+                    return Join.join(Worker.current(), a, b, combine);
+                }
+            });
+        }
+        return Join.join(w, a, b, combine);
+    }
+
+    /**
+     * Runs {@code a} and {@code b}, possibly in parallel, and returns when both are done; as
+     * {@link #join(Supplier, Supplier, BiFunction)}.
+     *
+     * @throws NullPointerException       if an argument is null
+     * @throws RejectedExecutionException if called from outside the pool after shutdown
+     */
+    public void join(Runnable a, Runnable b) {
+        Objects.requireNonNull(a, "a");
+        Objects.requireNonNull(b, "b");
+        Worker w = scheduler.currentWorker();
+        if (w == null) {
+            invoke(new Task<Void>() {
+                @Override
+                protected Void compute() {
+                    Join.join(Worker.current(), a, b);
+                    return null;
+                }
+            });
+            return;
+        }
+        Join.join(w, a, b);
+    }
+
+    /**
+     * Runs {@code task} and returns its result. On a worker of this pool it runs in the calling
+     * thread ({@link Task#invoke()}); from any other thread it is handed to the pool and the
+     * caller blocks until it is done.
+     *
+     * @throws NullPointerException       if {@code task} is null
+     * @throws RejectedExecutionException if called from outside the pool after shutdown
+     */
+    public <T> T invoke(Task<T> task) {
+        Objects.requireNonNull(task, "task");
+        if (scheduler.currentWorker() != null) {
+            return task.invoke();
+        }
+        execute(task);
+        return task.join();
+    }
+
+    /**
+     * Schedules {@code task} and returns it: a {@code Task} is its own {@link Future}.
+     *
+     * @throws NullPointerException       if {@code task} is null
+     * @throws RejectedExecutionException if the pool is shut down
+     */
+    public <T> Task<T> submit(Task<T> task) {
+        execute(Objects.requireNonNull(task, "task"));
+        return task;
+    }
+
+    /**
+     * Runs {@code body}, which may {@link Scope#spawn spawn} tasks (which may spawn more), and
+     * returns when the body and every task spawned in the scope have finished. On a worker of
+     * this pool the body runs in the calling thread, which then works on other tasks until the
+     * scope is done; from any other thread the whole scope is handed to the pool and the caller
+     * blocks.
+     *
+     * @throws NullPointerException       if {@code body} is null
+     * @throws RejectedExecutionException if called from outside the pool after shutdown
+     */
+    public void scope(Consumer<? super Scope> body) {
+        Objects.requireNonNull(body, "body");
+        Worker w = scheduler.currentWorker();
+        if (w == null) {
+            invoke(new Task<Void>() {
+                @Override
+                protected Void compute() {
+                    new Scope(scheduler).run(Worker.current(), body);
+                    return null;
+                }
+            });
+            return;
+        }
+        new Scope(scheduler).run(w, body);
     }
 
     // ------------------------------------------------------------------ introspection

@@ -183,6 +183,24 @@ public final class ChaseLevDeque<E> extends ChaseLevDequePad2 {
         return e;
     }
 
+    /**
+     * Owner only: removes {@code e} if it is the bottom element (the task the owner pushed last,
+     * typically the one it is about to join), so the owner can run it itself.
+     *
+     * @return true if removed; false if the bottom is another element, or a thief got there first
+     */
+    public boolean tryUnpush(E e) {
+        long b = lpBottom() - 1;
+        if (b < lvTop()) {
+            return false;
+        }
+        Object[] a = lpArray();
+        if (a[(int) b & (a.length - 1)] != e) { // the owner's own last write to that slot
+            return false;
+        }
+        return pop() == e; // pop takes that same slot, or loses it to a thief (then null)
+    }
+
     // --- thief operations ---
 
     /**

@@ -394,6 +394,15 @@ public final class Scheduler {
                 runState = STOP;
             }
             sweepQueues(never);
+            // Fork/join pieces are waited for inside the pool, not by the caller: cancel them
+            // so their waiters finish, and hand back only what was submitted as such.
+            never.removeIf(t -> {
+                if (t instanceof ForkedJob) {
+                    ((ForkedJob) t).abandon();
+                    return true;
+                }
+                return false;
+            });
             if (liveWorkers == 0 && runState < TERMINATED) {
                 terminate();
             }

@@ -141,6 +141,16 @@ public final class Sleep extends SleepCtl {
      * @return true if the worker blocked and was woken, false if it did not block
      */
     public boolean sleep(int index, long jecSnapshot) {
+        return sleep(index, jecSnapshot, mustNotSleep);
+    }
+
+    /**
+     * As {@link #sleep(int, long)}, for a worker waiting inside a task for a latch: it backs out
+     * if {@code abort} holds once it is counted (its latch was set), and the latch's completer
+     * wakes it with {@link #wakeWorker}. The check under the worker's lock closes the window
+     * between the worker's last look at the latch and its blocking.
+     */
+    public boolean sleep(int index, long jecSnapshot, BooleanSupplier abort) {
         SleepState s = states[index];
         s.lock.lock();
         try {
@@ -153,7 +163,7 @@ public final class Sleep extends SleepCtl {
                     break;
                 }
             }
-            if (mustNotSleep.getAsBoolean()) {
+            if (abort.getAsBoolean()) {
                 uncountSleeper();
                 return false;
             }
@@ -214,19 +224,25 @@ public final class Sleep extends SleepCtl {
         return false; // the counted sleeper backed out, or another poster woke it
     }
 
+    /** Wakes worker {@code index} if it is blocked (its latch was set). */
+    public void wakeWorker(int index) {
+        SleepState s = states[index];
+        s.lock.lock();
+        try {
+            if (s.blocked) {
+                s.blocked = false;
+                uncountSleeper();
+                s.wake.signal();
+            }
+        } finally {
+            s.lock.unlock();
+        }
+    }
+
     /** Wakes every sleeping worker (shutdown). */
     public void wakeAll() {
-        for (SleepState s : states) {
-            s.lock.lock();
-            try {
-                if (s.blocked) {
-                    s.blocked = false;
-                    uncountSleeper();
-                    s.wake.signal();
-                }
-            } finally {
-                s.lock.unlock();
-            }
+        for (int i = 0; i < states.length; i++) {
+            wakeWorker(i);
         }
     }
 

@@ -1,5 +1,7 @@
 package io.github.stealpool.internal;
 
+import java.util.function.BooleanSupplier;
+
 /**
  * One worker of a {@link Scheduler}: its deque and the loop its thread runs.
  *
@@ -57,6 +59,141 @@ public final class Worker implements Runnable {
         this.index = index;
         // Any non-zero seed works for xorshift; spread the indexes so neighbours differ.
         this.seed = (index + 1) * 0x9E3779B9 | 1;
+    }
+
+    /**
+     * Nested joins deeper than this stop stealing while they wait: each help runs a stolen task
+     * on top of the joiner's stack, and a chain of them could overflow it. Past the bound a
+     * joiner still runs its own forks (they are its own recursion) and otherwise parks.
+     * 32 nested helps of recursions like fib(40) use well under a megabyte of stack.
+     */
+    static final int MAX_HELP_DEPTH = 32;
+
+    private int helpDepth;
+
+    /** The worker that the calling thread runs, of any pool, or null. */
+    public static Worker current() {
+        Thread t = Thread.currentThread();
+        return t instanceof WorkerThread ? ((WorkerThread) t).worker : CURRENT.get();
+    }
+
+    /** This worker's scheduler. */
+    public Scheduler scheduler() {
+        return scheduler;
+    }
+
+    /**
+     * Called on this worker's thread by the task it runs: pushes {@code job} on the deque and
+     * announces it. Accepted after {@code shutdown}, so running computations can finish; after
+     * {@code shutdownNow} the job is abandoned (cancelled) at once, so they end quickly instead.
+     */
+    public void fork(ForkedJob job) {
+        if (scheduler.isStopping()) {
+            job.abandon();
+            return;
+        }
+        deque.push(job);
+        scheduler.announceLocalJobs();
+    }
+
+    /** Called on this worker's thread: takes {@code job} back if nobody stole it yet. */
+    public boolean tryUnfork(Runnable job) {
+        return deque.tryUnpush(job);
+    }
+
+    /**
+     * Called on this worker's thread by the task it runs: returns once {@code latch} is set,
+     * running other tasks meanwhile (its own forks first, then the injection queue, then
+     * stolen ones), and sleeping in the pool's idle protocol only when there are none. A job
+     * posted meanwhile wakes it like any idle worker; the latch's completer wakes it too.
+     */
+    public void awaitLatch(Latch latch) {
+        try {
+            await(latch, false);
+        } catch (InterruptedException impossible) {
+            throw new AssertionError(impossible);
+        }
+    }
+
+    /**
+     * As {@link #awaitLatch}, but gives up with InterruptedException if the thread is
+     * interrupted or the pool is stopping (shutdownNow), as a blocked {@code Future.get()} in a
+     * fixed thread pool would.
+     */
+    public void awaitLatchInterruptibly(Latch latch) throws InterruptedException {
+        await(latch, true);
+    }
+
+    private void await(Latch latch, boolean interruptible) throws InterruptedException {
+        if (latch.isSet()) {
+            return;
+        }
+        helpDepth++;
+        try {
+            helpUntilSet(latch, helpDepth <= MAX_HELP_DEPTH, interruptible);
+        } finally {
+            helpDepth--;
+        }
+    }
+
+    private void helpUntilSet(Latch latch, boolean mayScan, boolean interruptible)
+            throws InterruptedException {
+        final Scheduler s = scheduler;
+        long jec = 0;
+        boolean registered = false;
+        for (int round = 0; !latch.isSet(); round++) {
+            if (interruptible && (Thread.interrupted() || s.isStopping())) {
+                throw new InterruptedException();
+            }
+            Runnable t = deque.pop();
+            if (t == null && mayScan) {
+                t = scan();
+            }
+            if (t != null) {
+                runNested(t);
+                round = -1;
+                continue;
+            }
+            if (!mayScan) {
+                latch.parkUntilSet(interruptible); // own deque empty: the awaited task runs elsewhere
+                return;
+            }
+            if (round < SPIN_ROUNDS) {
+                for (int i = 0; i < SPINS_PER_ROUND; i++) {
+                    Thread.onSpinWait();
+                }
+            } else if (round < SLEEPY_ROUND) {
+                Thread.yield();
+            } else if (round == SLEEPY_ROUND) {
+                if (!registered) {
+                    registered = true;
+                    if (!latch.addSleepingWorker(this)) {
+                        return; // set meanwhile
+                    }
+                }
+                jec = s.sleep.announceSleepy();
+            } else if (!s.injection.isEmpty()) {
+                round = SPIN_ROUNDS;
+            } else {
+                BooleanSupplier abort = interruptible
+                        ? () -> latch.isSet() || s.isStopping() || Thread.currentThread().isInterrupted()
+                        : latch::isSet;
+                round = s.sleep.sleep(index, jec, abort) ? -1 : SLEEPY_ROUND - 1;
+            }
+        }
+    }
+
+    /**
+     * Runs a task on top of the waiting task's stack. The waiting task keeps its own interrupt
+     * status; the nested task's does not leak into it.
+     */
+    private void runNested(Runnable t) {
+        boolean interrupted = Thread.interrupted();
+        scheduler.runTask(t);
+        Thread.interrupted(); // whatever the nested task left behind
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** This worker's index in its pool, in {@code [0, parallelism)}. */

@@ -3,6 +3,7 @@ package io.github.stealpool.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -47,6 +48,22 @@ class ChaseLevDequeTest {
         d.push(7);
         assertEquals(7, d.steal()); // last element taken by a thief
         assertNull(d.pop());
+        assertTrue(d.isEmpty());
+    }
+
+    @Test
+    void tryUnpushTakesBackOnlyTheBottomElement() {
+        ChaseLevDeque<Integer> d = new ChaseLevDeque<>();
+        Integer a = 1000;
+        Integer b = 2000;
+        assertFalse(d.tryUnpush(a), "empty");
+        d.push(a);
+        d.push(b);
+        assertFalse(d.tryUnpush(a), "a is not at the bottom");
+        assertTrue(d.tryUnpush(b));
+        assertEquals(1, d.size());
+        assertSame(a, d.steal());
+        assertFalse(d.tryUnpush(a), "stolen");
         assertTrue(d.isEmpty());
     }
 

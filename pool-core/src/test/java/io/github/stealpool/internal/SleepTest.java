@@ -101,6 +101,33 @@ class SleepTest {
     }
 
     @Test
+    void aLatchWaiterIsWokenByNameAndBacksOutIfItsLatchIsSet() throws Exception {
+        Sleep sleep = new Sleep(2, () -> false);
+        Signal latch = new Signal();
+        assertFalse(sleep.sleep(1, sleep.announceSleepy(), () -> true), "abort condition holds");
+        assertEquals(0, sleep.sleepingWorkers());
+        AtomicBoolean woke = new AtomicBoolean();
+        Thread t = new Thread(() -> {
+            while (!sleep.sleep(1, sleep.announceSleepy(), latch::isSet)) {
+                if (latch.isSet()) {
+                    break;
+                }
+            }
+            woke.set(true);
+        });
+        t.start();
+        await().atMost(HANG).until(() -> sleep.sleepingWorkers() == 1 && t.getState() == Thread.State.WAITING);
+        sleep.wakeWorker(0); // another worker: nothing happens
+        assertEquals(1, sleep.sleepingWorkers());
+        latch.set();
+        sleep.wakeWorker(1);
+        t.join(TimeUnit.SECONDS.toMillis(30));
+        assertFalse(t.isAlive());
+        assertTrue(woke.get());
+        assertEquals(0, sleep.sleepingWorkers());
+    }
+
+    @Test
     void rejectsABadWorkerCount() {
         assertThrows(IllegalArgumentException.class, () -> new Sleep(0, () -> false));
     }

@@ -1,0 +1,236 @@
+package io.github.stealpool.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A set-once outcome that threads wait for: the base of {@code Task} and of the pool's internal
+ * fork/join jobs. A worker that waits keeps working ({@link Worker#awaitLatch}); any other
+ * thread parks.
+ *
+ * <h2>State</h2>
+ * {@link #outcome} is null until the latch is set, then never changes: a CAS from null decides
+ * which of several completers (the run, {@code cancel}, {@code complete}) wins, and publishes the
+ * result object with it. A null result is stored as a private sentinel, a failure wrapped in a
+ * private class, so no user value can be mistaken for either.
+ *
+ * <h2>Waiters, and why none is missed</h2>
+ * {@link #waiters} is a Treiber stack of {@link Waiter}s, closed for good with {@link #CLOSED}
+ * when the latch is set. A waiter pushes itself (CAS), then re-reads {@code outcome}; a completer
+ * CASes {@code outcome}, then swaps {@code waiters} to {@code CLOSED} and wakes everyone it took.
+ * All four accesses are sequentially consistent, so either the waiter sees the outcome, or the
+ * completer sees the waiter (Dekker). A push onto a closed stack fails and the waiter knows the
+ * latch is set.
+ */
+public abstract class Latch {
+
+    /** Stands for a null result. */
+    private static final Object NIL = new Object();
+
+    /** A failed outcome (a CancellationException if cancelled). */
+    private static final class Failure {
+        final Throwable cause;
+
+        Failure(Throwable cause) {
+            this.cause = cause;
+        }
+    }
+
+    /** A thread waiting for a latch: a parked thread, or a worker asleep in the pool's Sleep. */
+    static final class Waiter {
+        final Thread thread;
+        final Worker worker; // null for a thread outside any pool
+        Waiter next;
+
+        Waiter(Thread thread, Worker worker) {
+            this.thread = thread;
+            this.worker = worker;
+        }
+
+        void wake() {
+            if (worker != null) {
+                worker.scheduler.sleep.wakeWorker(worker.index);
+            }
+            LockSupport.unpark(thread); // a worker blocked in park (help depth bound) uses this
+        }
+    }
+
+    private static final Waiter CLOSED = new Waiter(null, null);
+
+    private static final VarHandle OUTCOME;
+    private static final VarHandle WAITERS;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            OUTCOME = l.findVarHandle(Latch.class, "outcome", Object.class);
+            WAITERS = l.findVarHandle(Latch.class, "waiters", Waiter.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private volatile Object outcome;
+    private volatile Waiter waiters;
+
+    protected Latch() {
+    }
+
+    /** True once the latch is set (normally, exceptionally or cancelled). */
+    public final boolean isSet() {
+        return outcome != null;
+    }
+
+    /** The result if set normally, else null. */
+    protected final Object result() {
+        Object o = outcome;
+        return o == NIL || o instanceof Failure ? null : o;
+    }
+
+    /** The failure if set exceptionally or cancelled, else null. */
+    protected final Throwable failure() {
+        Object o = outcome;
+        return o instanceof Failure ? ((Failure) o).cause : null;
+    }
+
+    /** Sets a normal outcome ({@code value} may be null) unless set already; true if this call did. */
+    protected final boolean trySetResult(Object value) {
+        return trySet(value == null ? NIL : value);
+    }
+
+    /** Sets a failed outcome unless set already; true if this call did. */
+    protected final boolean trySetFailure(Throwable failure) {
+        return trySet(new Failure(failure));
+    }
+
+    /** Fails the latch with a CancellationException unless set already; true if this call did. */
+    protected final boolean tryCancel() {
+        return trySetFailure(new CancellationException());
+    }
+
+    private boolean trySet(Object value) {
+        if (!OUTCOME.compareAndSet(this, null, value)) {
+            return false;
+        }
+        Waiter w = (Waiter) WAITERS.getAndSet(this, CLOSED);
+        for (; w != null; w = w.next) {
+            w.wake();
+        }
+        onSet();
+        return true;
+    }
+
+    /** Called once, by the thread that set the latch, after waking the waiters. */
+    protected void onSet() {
+    }
+
+    /** Registers {@code w}; false if the latch is already set (then no wake-up will come). */
+    final boolean addWaiter(Waiter w) {
+        for (;;) {
+            Waiter head = waiters;
+            if (head == CLOSED) {
+                return false;
+            }
+            w.next = head;
+            if (WAITERS.compareAndSet(this, head, w)) {
+                return true; // the caller re-reads isSet() before it blocks
+            }
+        }
+    }
+
+    /**
+     * Waits until set: a worker of any pool helps ({@link Worker#awaitLatch}); another thread
+     * parks, ignoring interrupts (and restoring the interrupt status after).
+     */
+    protected final void awaitUninterruptibly() {
+        if (isSet()) {
+            return;
+        }
+        Worker w = Worker.current();
+        if (w != null) {
+            w.awaitLatch(this);
+            return;
+        }
+        boolean interrupted = false;
+        Waiter me = new Waiter(Thread.currentThread(), null);
+        if (addWaiter(me)) {
+            while (!isSet()) {
+                LockSupport.park(this);
+                interrupted |= Thread.interrupted();
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Waits until set or the timeout passes; a worker helps and ignores the timeout only while it
+     * is running a task (a task cannot be abandoned halfway).
+     *
+     * @param nanos the timeout, or a negative value to wait for ever
+     * @return true if set, false on timeout
+     * @throws InterruptedException if a thread outside the pool is interrupted while waiting
+     */
+    protected final boolean await(long nanos) throws InterruptedException {
+        if (isSet()) {
+            return true;
+        }
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        Worker w = Worker.current();
+        if (w != null && nanos < 0) {
+            w.awaitLatchInterruptibly(this);
+            return true;
+        }
+        long deadline = nanos < 0 ? 0 : System.nanoTime() + nanos;
+        Waiter me = new Waiter(Thread.currentThread(), null);
+        if (!addWaiter(me)) {
+            return true;
+        }
+        while (!isSet()) {
+            if (nanos < 0) {
+                LockSupport.park(this);
+            } else {
+                long left = deadline - System.nanoTime();
+                if (left <= 0L) {
+                    return isSet();
+                }
+                LockSupport.parkNanos(this, left);
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+        }
+        return true;
+    }
+
+    /** For a worker that may not help any more (help depth bound): parks until set. */
+    final void parkUntilSet(boolean interruptible) throws InterruptedException {
+        Waiter me = new Waiter(Thread.currentThread(), null);
+        if (!addWaiter(me)) {
+            return;
+        }
+        boolean interrupted = false;
+        while (!isSet()) {
+            LockSupport.park(this);
+            if (Thread.interrupted()) {
+                if (interruptible) {
+                    throw new InterruptedException();
+                }
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Registers a worker that will sleep in the pool's Sleep until this latch is set. */
+    final boolean addSleepingWorker(Worker w) {
+        return addWaiter(new Waiter(Thread.currentThread(), w));
+    }
+}

@@ -1,0 +1,81 @@
+package io.github.stealpool.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+
+/**
+ * The future behind {@code submit}: a {@link FutureTask} (so cancel-with-interrupt and the rest
+ * of its contract are the JDK's) whose untimed {@link #get()} works instead of blocking when a
+ * pool worker calls it. A task that submits another and waits for it therefore cannot deadlock a
+ * pool whose workers are all waiting: the waiter runs the awaited task itself, or other work.
+ *
+ * <p>The worker waits on a {@link Signal} created on demand and set by {@link #done()}. The
+ * worker publishes the signal (CAS) and then re-reads {@code isDone()}; {@code done()} runs after
+ * the state became final (a volatile write) and then reads the signal: one of them sees the
+ * other.
+ */
+public final class PoolFutureTask<V> extends FutureTask<V> {
+
+    private static final VarHandle SIGNAL;
+
+    static {
+        try {
+            SIGNAL = MethodHandles.lookup().findVarHandle(PoolFutureTask.class, "signal", Signal.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private volatile Signal signal;
+
+    public PoolFutureTask(Callable<V> callable) {
+        super(callable);
+    }
+
+    public PoolFutureTask(Runnable runnable, V result) {
+        super(runnable, result);
+    }
+
+    @Override
+    protected void done() {
+        Signal s = signal;
+        if (s != null) {
+            s.set();
+        }
+    }
+
+    /**
+     * As {@link FutureTask#get()}; on a pool worker it runs the task itself if it is still at
+     * the bottom of the worker's deque, else other tasks while it waits.
+     *
+     * @throws InterruptedException also when the waiting worker's pool is stopped by shutdownNow
+     */
+    @Override
+    public V get() throws InterruptedException, ExecutionException {
+        if (!isDone()) {
+            Worker w = Worker.current();
+            if (w != null) {
+                helpUntilDone(w);
+            }
+        }
+        return super.get();
+    }
+
+    private void helpUntilDone(Worker w) throws InterruptedException {
+        if (w.tryUnfork(this)) {
+            run();
+            return;
+        }
+        Signal s = signal;
+        if (s == null) {
+            Signal mine = new Signal();
+            s = SIGNAL.compareAndSet(this, null, mine) ? mine : signal;
+        }
+        if (!isDone()) {
+            w.awaitLatchInterruptibly(s);
+        }
+    }
+}

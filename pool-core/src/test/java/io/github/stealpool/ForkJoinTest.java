@@ -1,0 +1,546 @@
+package io.github.stealpool;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** join(a, b), Task fork/join, scopes: results, failures, depth, nesting. */
+class ForkJoinTest {
+
+    private static final long HANG = 60;
+
+    private WorkStealingPool pool;
+
+    private WorkStealingPool pool(int parallelism) {
+        pool = WorkStealingPool.builder().parallelism(parallelism).build();
+        return pool;
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (pool != null) {
+            pool.shutdownNow();
+            assertTrue(pool.awaitTermination(HANG, TimeUnit.SECONDS), "pool did not terminate");
+        }
+    }
+
+    // ------------------------------------------------------------------ the algorithms
+
+    static long fibSequential(int n) {
+        return n < 2 ? n : fibSequential(n - 1) + fibSequential(n - 2);
+    }
+
+    /** The RecursiveTask port: fork one half, compute the other, join. No cutoff. */
+    static final class Fib extends Task<Long> {
+        final int n;
+
+        Fib(int n) {
+            this.n = n;
+        }
+
+        @Override
+        protected Long compute() {
+            if (n < 2) {
+                return (long) n;
+            }
+            Fib f1 = new Fib(n - 1);
+            f1.fork();
+            return new Fib(n - 2).compute() + f1.join();
+        }
+    }
+
+    static long fibJoin(WorkStealingPool pool, int n) {
+        return n < 2 ? n : pool.join(() -> fibJoin(pool, n - 1), () -> fibJoin(pool, n - 2), Long::sum);
+    }
+
+    static void mergeSort(WorkStealingPool pool, int[] a, int[] tmp, int lo, int hi) {
+        if (hi - lo < 2) {
+            return;
+        }
+        int mid = (lo + hi) >>> 1;
+        pool.join(() -> mergeSort(pool, a, tmp, lo, mid), () -> mergeSort(pool, a, tmp, mid, hi));
+        System.arraycopy(a, lo, tmp, lo, hi - lo);
+        for (int i = lo, l = lo, r = mid; i < hi; i++) {
+            a[i] = r >= hi || (l < mid && tmp[l] <= tmp[r]) ? tmp[l++] : tmp[r++];
+        }
+    }
+
+    /** A binary tree node. */
+    static final class Node {
+        final long value;
+        final Node left;
+        final Node right;
+
+        Node(long value, Node left, Node right) {
+            this.value = value;
+            this.left = left;
+            this.right = right;
+        }
+    }
+
+    static Node randomTree(Random rnd, int depth) {
+        if (depth == 0 || rnd.nextInt(10) == 0) {
+            return null;
+        }
+        return new Node(rnd.nextInt(1000), randomTree(rnd, depth - 1), randomTree(rnd, depth - 1));
+    }
+
+    static long sumSequential(Node n) {
+        return n == null ? 0 : n.value + sumSequential(n.left) + sumSequential(n.right);
+    }
+
+    static final class TreeSum extends Task<Long> {
+        final Node node;
+
+        TreeSum(Node node) {
+            this.node = node;
+        }
+
+        @Override
+        protected Long compute() {
+            if (node == null) {
+                return 0L;
+            }
+            TreeSum left = new TreeSum(node.left);
+            TreeSum right = new TreeSum(node.right);
+            invokeAll(left, right);
+            return node.value + left.join() + right.join();
+        }
+    }
+
+    static int queensSequential(int n, int row, int cols, int d1, int d2) {
+        if (row == n) {
+            return 1;
+        }
+        int count = 0;
+        for (int c = 0; c < n; c++) {
+            if ((cols & 1 << c) == 0 && (d1 & 1 << (row + c)) == 0 && (d2 & 1 << (row - c + n)) == 0) {
+                count += queensSequential(n, row + 1, cols | 1 << c, d1 | 1 << (row + c), d2 | 1 << (row - c + n));
+            }
+        }
+        return count;
+    }
+
+    /** N-queens with a scope: one spawned task per placement of the first two rows. */
+    static long queensScope(WorkStealingPool pool, int n) {
+        LongAdder total = new LongAdder();
+        pool.scope(scope -> {
+            for (int c0 = 0; c0 < n; c0++) {
+                int a = c0;
+                scope.spawn(() -> {
+                    for (int c1 = 0; c1 < n; c1++) {
+                        int b = c1;
+                        if (Math.abs(a - b) > 1) {
+                            scope.spawn(() -> total.add(queensSequential(n, 2, 1 << a | 1 << b,
+                                    1 << a | 1 << (1 + b), 1 << (-a + n) | 1 << (1 - b + n))));
+                        }
+                    }
+                });
+            }
+        });
+        return total.sum();
+    }
+
+    @ParameterizedTest(name = "parallelism={0}")
+    @ValueSource(ints = {1, 2, 3, 8})
+    void resultsEqualTheSequentialOnes(int parallelism) {
+        WorkStealingPool p = pool(parallelism);
+        assertEquals(fibSequential(24), p.invoke(new Fib(24)));
+        assertEquals(fibSequential(24), fibJoin(p, 24));
+
+        int[] data = new Random(42).ints(200_000).toArray();
+        int[] expected = data.clone();
+        Arrays.sort(expected);
+        int[] sorted = data.clone();
+        mergeSort(p, sorted, new int[sorted.length], 0, sorted.length);
+        assertArrayEquals(expected, sorted);
+
+        Node tree = randomTree(new Random(7), 18);
+        assertEquals(sumSequential(tree), p.invoke(new TreeSum(tree)));
+
+        assertEquals(queensSequential(9, 0, 0, 0, 0), queensScope(p, 9));
+    }
+
+    @Test
+    void fromOutsideThePoolEachEntryPointBlocksUntilDone() throws Exception {
+        WorkStealingPool p = pool(2);
+        assertEquals(55L, (long) p.join(() -> fibSequential(9), () -> fibSequential(8), Long::sum));
+        AtomicInteger both = new AtomicInteger();
+        p.join(both::incrementAndGet, both::incrementAndGet);
+        assertEquals(2, both.get());
+        assertEquals(fibSequential(15), p.invoke(new Fib(15)));
+        Task<Long> f = p.submit(new Fib(15));
+        assertEquals(fibSequential(15), f.get(HANG, TimeUnit.SECONDS));
+        assertEquals(fibSequential(15), f.join());
+    }
+
+    @Test
+    void forkAndInvokeNeedAWorker() {
+        assertThrows(IllegalStateException.class, () -> new Fib(3).fork());
+        assertThrows(IllegalStateException.class, () -> new Fib(3).invoke());
+        assertThrows(IllegalStateException.class, () -> Task.invokeAll(new Fib(3), new Fib(4)));
+    }
+
+    @Test
+    void nullArgumentsAreRejectedNamingTheArgument() {
+        WorkStealingPool p = pool(1);
+        assertEquals("a", assertThrows(NullPointerException.class, () -> p.join(null, () -> 1, (x, y) -> 1)).getMessage());
+        assertEquals("b", assertThrows(NullPointerException.class, () -> p.join(() -> 1, null, (x, y) -> 1)).getMessage());
+        assertEquals("combine", assertThrows(NullPointerException.class, () -> p.join(() -> 1, () -> 1, null)).getMessage());
+        assertEquals("a", assertThrows(NullPointerException.class, () -> p.join(null, () -> { })).getMessage());
+        assertEquals("task", assertThrows(NullPointerException.class, () -> p.invoke((Task<?>) null)).getMessage());
+        assertEquals("task", assertThrows(NullPointerException.class, () -> p.submit((Task<?>) null)).getMessage());
+        assertEquals("body", assertThrows(NullPointerException.class, () -> p.scope(null)).getMessage());
+        assertThrows(NullPointerException.class, () -> Task.invokeAll((Task<?>[]) null));
+        assertEquals("failure", assertThrows(NullPointerException.class, () -> new Fib(1).completeExceptionally(null)).getMessage());
+        p.scope(scope -> assertEquals("task", assertThrows(NullPointerException.class, () -> scope.spawn(null)).getMessage()));
+    }
+
+    // ------------------------------------------------------------------ failures
+
+    @ParameterizedTest(name = "parallelism={0}")
+    @ValueSource(ints = {1, 2})
+    void joinRethrowsEachSidesFailureAsItself(int parallelism) {
+        WorkStealingPool p = pool(parallelism);
+        IllegalStateException fromA = new IllegalStateException("a");
+        IllegalArgumentException fromB = new IllegalArgumentException("b");
+        assertSame(fromA, assertThrows(IllegalStateException.class,
+                () -> p.join(() -> { throw fromA; }, () -> 1, (x, y) -> 1)));
+        assertSame(fromB, assertThrows(IllegalArgumentException.class,
+                () -> p.join(() -> 1, () -> { throw fromB; }, (x, y) -> 1)));
+        StackOverflowError error = new StackOverflowError("b");
+        assertSame(error, assertThrows(StackOverflowError.class, () -> p.join(() -> { }, () -> { throw error; })));
+        // Inside the pool too.
+        assertSame(fromB, assertThrows(IllegalArgumentException.class, () -> p.invoke(new Task<Integer>() {
+            @Override
+            protected Integer compute() {
+                return p.join(() -> 1, () -> { throw fromB; }, Integer::sum);
+            }
+        })));
+    }
+
+    @Test
+    void whenBothSidesFailTheSecondIsSuppressedAndAStolenSideIsAwaited() throws Exception {
+        WorkStealingPool p = pool(2);
+        for (int i = 0; i < 50; i++) {
+            AtomicBoolean bFinished = new AtomicBoolean();
+            CountDownLatch bStarted = new CountDownLatch(1);
+            RuntimeException fromA = new RuntimeException("a");
+            RuntimeException fromB = new RuntimeException("b");
+            RuntimeException thrown = assertThrows(RuntimeException.class, () -> p.join(() -> {
+                // Give the other worker time to steal b; then fail.
+                try {
+                    bStarted.await(HANG, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                throw fromA;
+            }, () -> {
+                bStarted.countDown();
+                try {
+                    Thread.sleep(5);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                bFinished.set(true);
+                throw fromB;
+            }, (x, y) -> null));
+            assertSame(fromA, thrown);
+            assertTrue(bFinished.get(), "join returned while b was still running");
+            assertEquals(List.of(fromB), Arrays.asList(thrown.getSuppressed()));
+        }
+    }
+
+    @Test
+    void aTaskThatFailedRethrowsAsItselfOrWrappedIfChecked() {
+        WorkStealingPool p = pool(2);
+        IllegalStateException unchecked = new IllegalStateException("x");
+        Task<Integer> failing = new Task<>() {
+            @Override
+            protected Integer compute() {
+                throw unchecked;
+            }
+        };
+        assertSame(unchecked, assertThrows(IllegalStateException.class, () -> p.invoke(failing)));
+        assertSame(unchecked, assertThrows(IllegalStateException.class, failing::join));
+        assertSame(unchecked, assertThrows(ExecutionException.class, failing::get).getCause());
+        assertTrue(failing.isCompletedAbnormally());
+        assertSame(unchecked, failing.getException());
+
+        Fib checked = new Fib(5);
+        IOException io = new IOException("disk");
+        assertTrue(checked.completeExceptionally(io));
+        assertSame(io, assertThrows(CompletionException.class, checked::join).getCause());
+        assertSame(io, assertThrows(ExecutionException.class, checked::get).getCause());
+    }
+
+    @Test
+    void invokeAllWaitsForEveryTaskAndReportsTheFirstFailure() {
+        WorkStealingPool p = pool(2);
+        RuntimeException first = new RuntimeException("first");
+        RuntimeException second = new RuntimeException("second");
+        AtomicBoolean slowDone = new AtomicBoolean();
+        RuntimeException thrown = assertThrows(RuntimeException.class, () -> p.invoke(new Task<Void>() {
+            @Override
+            protected Void compute() {
+                Task.invokeAll(failWith(first), new Task<Void>() {
+                    @Override
+                    protected Void compute() {
+                        fibSequential(25);
+                        slowDone.set(true);
+                        return null;
+                    }
+                }, failWith(second));
+                return null;
+            }
+        }));
+        assertSame(first, thrown);
+        assertTrue(slowDone.get());
+        assertEquals(List.of(second), Arrays.asList(thrown.getSuppressed()));
+    }
+
+    private static Task<Void> failWith(RuntimeException e) {
+        return new Task<>() {
+            @Override
+            protected Void compute() {
+                throw e;
+            }
+        };
+    }
+
+    @Test
+    void aFailedScopeWaitsForItsOtherTasksThenRethrows() {
+        WorkStealingPool p = pool(2);
+        AtomicInteger finished = new AtomicInteger();
+        IllegalStateException boom = new IllegalStateException("spawned");
+        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> p.scope(scope -> {
+            for (int i = 0; i < 20; i++) {
+                scope.spawn(() -> {
+                    fibSequential(20);
+                    finished.incrementAndGet();
+                });
+            }
+            scope.spawn(() -> {
+                throw boom;
+            });
+        }));
+        assertSame(boom, thrown);
+        assertEquals(20, finished.get(), "scope rethrew before its other tasks finished");
+
+        IllegalArgumentException bodyFailure = new IllegalArgumentException("body");
+        AtomicBoolean spawnedRan = new AtomicBoolean();
+        IllegalArgumentException fromBody = assertThrows(IllegalArgumentException.class, () -> p.scope(scope -> {
+            scope.spawn(() -> {
+                fibSequential(22);
+                spawnedRan.set(true);
+                throw boom;
+            });
+            throw bodyFailure;
+        }));
+        assertSame(bodyFailure, fromBody);
+        assertTrue(spawnedRan.get());
+        assertSame(boom, fromBody.getSuppressed()[0]);
+    }
+
+    @Test
+    void scopesWaitForTasksSpawnedByTasksAndCloseAfterwards() {
+        WorkStealingPool p = pool(3);
+        LongAdder ran = new LongAdder();
+        Scope[] leaked = new Scope[1];
+        p.scope(scope -> {
+            leaked[0] = scope;
+            for (int i = 0; i < 10; i++) {
+                scope.spawn(() -> {
+                    for (int j = 0; j < 10; j++) {
+                        scope.spawn(() -> {
+                            fibSequential(12);
+                            ran.increment();
+                        });
+                    }
+                });
+            }
+        });
+        assertEquals(100, ran.sum());
+        assertThrows(IllegalStateException.class, () -> leaked[0].spawn(() -> { }));
+    }
+
+    // ------------------------------------------------------------------ cancellation, completion
+
+    @Test
+    void aCancelledTaskNeverRunsAndJoinThrowsCancellationException() throws Exception {
+        WorkStealingPool p = pool(1);
+        AtomicBoolean ran = new AtomicBoolean();
+        CountDownLatch hold = new CountDownLatch(1);
+        p.execute(() -> {
+            try {
+                hold.await(HANG, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        Task<Integer> t = p.submit(new Task<>() {
+            @Override
+            protected Integer compute() {
+                ran.set(true);
+                return 1;
+            }
+        });
+        assertTrue(t.cancel(true));
+        assertFalse(t.cancel(true), "cancel succeeds once");
+        assertTrue(t.isCancelled());
+        assertTrue(t.isDone());
+        assertThrows(CancellationException.class, t::join);
+        assertThrows(CancellationException.class, t::get);
+        hold.countDown();
+        assertEquals(2, p.submit(() -> 2).get(HANG, TimeUnit.SECONDS));
+        assertFalse(ran.get());
+        assertFalse(t.complete(3), "a cancelled task stays cancelled");
+    }
+
+    @Test
+    void aTaskCanBeCompletedAndAwaitedFromOutsideThePool() throws Exception {
+        Fib t = new Fib(50); // never run: completed by hand
+        CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(t::join);
+        assertThrows(TimeoutException.class, () -> t.get(50, TimeUnit.MILLISECONDS));
+        assertTrue(t.complete(7L));
+        assertEquals(7L, waiter.get(HANG, TimeUnit.SECONDS));
+        assertEquals(7L, t.get());
+        assertTrue(t.isCompletedNormally());
+        assertNull(t.getException());
+        assertThrows(NullPointerException.class, () -> t.get(1, null));
+    }
+
+    @Test
+    void completableFuturesRunOnThePool() throws Exception {
+        WorkStealingPool p = pool(2);
+        CompletableFuture<Long> f = CompletableFuture.supplyAsync(() -> fibJoin(p, 20), p)
+                .thenApplyAsync(x -> x + 1, p);
+        assertEquals(fibSequential(20) + 1, f.get(HANG, TimeUnit.SECONDS));
+    }
+
+    // ------------------------------------------------------------------ depth
+
+    static final class Spine extends Task<Long> {
+        final int depth;
+
+        Spine(int depth) {
+            this.depth = depth;
+        }
+
+        @Override
+        protected Long compute() {
+            if (depth == 0) {
+                return 1L;
+            }
+            Spine rest = new Spine(depth - 1);
+            rest.fork();
+            Task<Long> leaf = new Task<>() {
+                @Override
+                protected Long compute() {
+                    return 1L;
+                }
+            };
+            return leaf.invoke() + rest.join();
+        }
+    }
+
+    @ParameterizedTest(name = "parallelism={0}")
+    @ValueSource(ints = {1, 2, 8})
+    void deepRecursionFinishesWithoutStackOverflow(int parallelism) {
+        WorkStealingPool p = pool(parallelism);
+        assertEquals(fibSequential(32), p.invoke(new Fib(32))); // no sequential cutoff
+        assertEquals(10_001L, p.invoke(new Spine(10_000)));      // one spine 10,000 deep
+        int[] data = new Random(parallelism).ints(10_000_000).toArray();
+        int[] expected = data.clone();
+        Arrays.sort(expected);
+        mergeSort(p, data, new int[data.length], 0, data.length); // no cutoff either
+        assertArrayEquals(expected, data);
+    }
+
+    @Test
+    void fib35WithoutCutoff() {
+        assertEquals(9_227_465L, pool(2).invoke(new Fib(35)));
+    }
+
+    // ------------------------------------------------------------------ nesting
+
+    @Test
+    void nestedUseDoesNotDeadlockEvenWithOneWorker() throws Exception {
+        WorkStealingPool p = pool(1);
+        // join inside a task submitted with submit
+        assertEquals(fibSequential(18), p.submit(() -> fibJoin(p, 18)).get(HANG, TimeUnit.SECONDS));
+        // scope inside a join
+        LongAdder n = new LongAdder();
+        p.join(() -> p.scope(s -> {
+            for (int i = 0; i < 100; i++) {
+                s.spawn(n::increment);
+            }
+        }), n::increment);
+        assertEquals(101, n.sum());
+        // a blocking Future.get() on one pool task from another: the waiter runs it itself
+        Future<Integer> outer = p.submit(() -> {
+            Future<Integer> inner = p.submit(() -> 41);
+            return inner.get() + 1;
+        });
+        assertEquals(42, outer.get(HANG, TimeUnit.SECONDS));
+        // and a Task's get() from inside another task
+        assertEquals(fibSequential(10), p.submit(() -> p.submit(new Fib(10)).get()).get(HANG, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aGetFromAnotherWorkerWaitsWhileTheTaskRunsElsewhere() throws Exception {
+        WorkStealingPool p = pool(2);
+        CountDownLatch innerStarted = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Future<Integer> inner = p.submit(() -> {
+            innerStarted.countDown();
+            release.await(HANG, TimeUnit.SECONDS);
+            return 5;
+        });
+        assertTrue(innerStarted.await(HANG, TimeUnit.SECONDS));
+        Future<Integer> outer = p.submit(() -> inner.get() * 2); // parks in the idle protocol
+        Thread.sleep(20);
+        assertFalse(outer.isDone());
+        release.countDown();
+        assertEquals(10, outer.get(HANG, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void shutdownNowCancelsForkJoinWorkAndThePoolTerminates() throws Exception {
+        WorkStealingPool p = pool(2);
+        Future<Long> f = p.submit(() -> fibJoin(p, 45)); // far too long to finish
+        Thread.sleep(50);
+        List<Runnable> returned = p.shutdownNow();
+        assertTrue(p.awaitTermination(HANG, TimeUnit.SECONDS), "fork/join work kept the pool alive");
+        for (Runnable r : returned) {
+            assertFalse(r instanceof Task, "fork/join pieces are cancelled, not handed back");
+        }
+        assertTrue(f.isDone() || returned.contains(f));
+        pool = null;
+    }
+}
