@@ -75,7 +75,12 @@ public final class Scope {
         Spawned job = new Spawned(this, task);
         Worker w = Worker.current();
         if (w != null && w.scheduler() == scheduler) {
-            w.fork(job);
+            try {
+                w.fork(job);
+            } catch (RuntimeException | Error e) { // a full deque, out of memory
+                finished(null);
+                throw e;
+            }
             return;
         }
         try {

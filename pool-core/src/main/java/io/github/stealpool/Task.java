@@ -190,8 +190,10 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
     }
 
     /**
-     * As {@link #get()}, giving up after {@code timeout}. A worker that runs another task while
-     * it waits finishes that task first, so it may return later than the timeout.
+     * As {@link #get()}, giving up after {@code timeout}. On a worker it runs the task itself if
+     * the task is still at the bottom of the worker's deque (then the call may outlast the
+     * timeout); otherwise it waits without running other tasks, which could not be abandoned
+     * when the time is up.
      *
      * @throws TimeoutException     if the task is not done in time
      * @throws NullPointerException if {@code unit} is null
@@ -200,6 +202,10 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
     public final T get(long timeout, TimeUnit unit)
             throws InterruptedException, ExecutionException, TimeoutException {
         Objects.requireNonNull(unit, "unit");
+        Worker w = Worker.current();
+        if (w != null && !isSet() && w.tryUnfork(this)) {
+            run();
+        }
         if (!await(Math.max(0L, unit.toNanos(timeout)))) {
             throw new TimeoutException("task not done after " + timeout + " " + unit);
         }

@@ -487,6 +487,131 @@ class ForkJoinTest {
         assertEquals(9_227_465L, pool(2).invoke(new Fib(35)));
     }
 
+    /**
+     * Regression (review of the fork/join change): children forked in bulk, each joining one
+     * slow shared task, used to nest one wait per child on the joiner's stack (300,000 deep
+     * overflowed it, and the overflow lost jobs). Past the help bound a waiter now runs only its
+     * own forks, so nesting stays bounded.
+     */
+    @Test
+    void manyChildrenWaitingOnOneSlowTaskDoNotNestWithoutBound() throws Exception {
+        WorkStealingPool p = pool(2);
+        int n = 300_000;
+        CountDownLatch sharedStarted = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Task<Integer> shared = p.submit(new Task<>() {
+            @Override
+            protected Integer compute() {
+                sharedStarted.countDown();
+                try {
+                    release.await(HANG, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return 1;
+            }
+        });
+        assertTrue(sharedStarted.await(HANG, TimeUnit.SECONDS));
+        int[] deepest = new int[1];
+        ThreadLocal<int[]> depth = ThreadLocal.withInitial(() -> new int[1]);
+        Task<Long> outer = p.submit(new Task<>() {
+            @Override
+            protected Long compute() {
+                Task<?>[] children = new Task<?>[n];
+                for (int i = 0; i < n; i++) {
+                    children[i] = new Task<Integer>() {
+                        @Override
+                        protected Integer compute() {
+                            int[] d = depth.get();
+                            d[0]++;
+                            synchronized (deepest) {
+                                deepest[0] = Math.max(deepest[0], d[0]);
+                            }
+                            try {
+                                return shared.join();
+                            } finally {
+                                d[0]--;
+                            }
+                        }
+                    }.fork();
+                }
+                release.countDown();
+                long sum = 0;
+                for (Task<?> c : children) {
+                    sum += (Integer) c.join();
+                }
+                return sum;
+            }
+        });
+        assertEquals(n, outer.get(HANG, TimeUnit.SECONDS));
+        assertTrue(deepest[0] <= 64, "nested waits: " + deepest[0]);
+    }
+
+    /**
+     * Regression: a joiner asleep in the idle protocol could take the wake-up meant for a new
+     * job, then leave because its own latch was set, and the job sat queued while the other
+     * worker slept. A joiner that slept now passes the wake-up on.
+     */
+    @Test
+    void aWakeUpTakenByAJoinerIsPassedOn() throws Exception {
+        WorkStealingPool p = pool(2);
+        for (int trial = 0; trial < 30; trial++) {
+            Fib never = new Fib(40); // completed by hand, never run
+            CountDownLatch jobRan = new CountDownLatch(1);
+            CountDownLatch joinerDone = new CountDownLatch(1);
+            AtomicBoolean jobSeenWhileJoinerWaited = new AtomicBoolean();
+            p.execute(() -> {
+                never.join();
+                try {
+                    // The joiner waits here for the job instead of looking for it itself.
+                    jobSeenWhileJoinerWaited.set(jobRan.await(HANG, TimeUnit.SECONDS));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                joinerDone.countDown();
+            });
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(HANG))
+                    .until(() -> p.sleepingWorkers() == 2);
+            p.execute(jobRan::countDown);
+            never.complete(1L);
+            assertTrue(joinerDone.await(HANG * 2, TimeUnit.SECONDS));
+            assertTrue(jobSeenWhileJoinerWaited.get(), "trial " + trial + ": the job never ran");
+        }
+    }
+
+    /** Regression: a worker asleep inside Future.get() ignored cancel(true) until the wait ended. */
+    @Test
+    void aWorkerWaitingInGetIsInterruptedByCancel() throws Exception {
+        WorkStealingPool p = pool(2);
+        CountDownLatch innerStarted = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Future<Integer> inner = p.submit(() -> {
+            innerStarted.countDown();
+            release.await(HANG, TimeUnit.SECONDS);
+            return 1;
+        });
+        assertTrue(innerStarted.await(HANG, TimeUnit.SECONDS));
+        CompletableFuture<String> outcome = new CompletableFuture<>();
+        CountDownLatch outerWaiting = new CountDownLatch(1);
+        Future<?> outer = p.submit(() -> {
+            outerWaiting.countDown();
+            try {
+                inner.get();
+                outcome.complete("returned");
+            } catch (InterruptedException e) {
+                outcome.complete("interrupted");
+            } catch (Exception e) {
+                outcome.complete(e.toString());
+            }
+        });
+        assertTrue(outerWaiting.await(HANG, TimeUnit.SECONDS));
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(HANG))
+                .until(() -> p.sleepingWorkers() == 1); // asleep inside get()
+        outer.cancel(true);
+        assertEquals("interrupted", outcome.get(HANG, TimeUnit.SECONDS), "inner is still blocked: only the interrupt can end the wait");
+        release.countDown();
+    }
+
     // ------------------------------------------------------------------ nesting
 
     @Test

@@ -33,13 +33,18 @@ import java.lang.invoke.VarHandle;
  *       pairs with the thief's volatile read of {@code bottom}: a thief that sees the new
  *       {@code bottom} also sees the element (and a new array published by {@code grow} with a
  *       release store before it).</li>
- *   <li><b>pop</b>: {@code setVolatile(bottom = b - 1)} then {@code getVolatile(top)}. This
- *       store-then-load is the classic Chase-Lev hazard: with only release/acquire the CPU may
- *       read {@code top} before its store to {@code bottom} is visible, and both the owner and a
- *       thief take the last element. Volatile (sequentially consistent) accesses on both sides
- *       forbid that: in the total order either the thief sees the decremented {@code bottom}, or
- *       the owner sees the thief's incremented {@code top}; when both race for the single last
- *       element, the CAS on {@code top} decides.</li>
+ *   <li><b>pop</b>, two or more elements: {@code setVolatile(bottom = b - 1)} then
+ *       {@code getVolatile(top)}. This store-then-load is the classic Chase-Lev hazard: with only
+ *       release/acquire the CPU may read {@code top} before its store to {@code bottom} is
+ *       visible, and both the owner and a thief take the last element. Volatile (sequentially
+ *       consistent) accesses on both sides forbid that: in the total order either the thief sees
+ *       the decremented {@code bottom}, or the owner sees the thief's incremented {@code top};
+ *       when both race for the single last element, the CAS on {@code top} decides.</li>
+ *   <li><b>pop</b>, exactly one element seen ({@code top == bottom - 1}): the owner skips the
+ *       store and the fence and goes straight to the CAS on {@code top} that thieves use for
+ *       that element; whoever wins it takes it, and a win leaves {@code top == bottom}, empty,
+ *       without touching {@code bottom}. A stale (smaller) {@code top} only makes the CAS fail
+ *       on an already empty deque. This is the common case of fork-then-join recursion.</li>
  *   <li><b>steal</b>: {@code getVolatile(top)}, then {@code getVolatile(bottom)} (the mirror image
  *       of pop's store-load; volatile reads cost nothing extra on x86/ARMv8), then
  *       {@code getAcquire(array)} and a plain read of the slot, then a CAS on {@code top} that
@@ -154,33 +159,18 @@ public final class ChaseLevDeque<E> extends ChaseLevDequePad2 {
     @SuppressWarnings("unchecked")
     public E pop() {
         long b = lpBottom() - 1;
-        long t0 = lvTop();
-        if (b < t0) {
+        long t = lvTop();
+        if (b < t) {
             // Empty, and only the owner can change that: skip the fence below. (top only grows,
             // so a stale read can only make the deque look fuller, never emptier.)
-            if (clearedUpTo < t0) {
-                clearStolenSlots(lpArray(), t0);
+            if (clearedUpTo < t) {
+                clearStolenSlots(lpArray(), t);
             }
             return null;
         }
         Object[] a = lpArray();
-        svBottom(b);
-        long t = lvTop();
-        if (t > b) { // was empty: restore
-            soBottom(b + 1);
-            clearStolenSlots(a, t);
-            return null;
-        }
         int i = (int) b & (a.length - 1);
-        E e = (E) a[i];
-        if (t == b) { // last element: race the thieves for it with the same CAS they use
-            boolean won = casTop(t, t + 1);
-            soBottom(b + 1);
-            clearStolenSlots(a, t + 1); // empty now, whoever won: index t is dead either way
-            return won ? e : null;
-        }
-        a[i] = null;
-        return e;
+        return (E) (b == t ? takeLast(a, i, t) : takeBottom(a, i, b));
     }
 
     /**
@@ -191,14 +181,51 @@ public final class ChaseLevDeque<E> extends ChaseLevDequePad2 {
      */
     public boolean tryUnpush(E e) {
         long b = lpBottom() - 1;
-        if (b < lvTop()) {
+        long t = lvTop();
+        if (b < t) {
             return false;
         }
         Object[] a = lpArray();
-        if (a[(int) b & (a.length - 1)] != e) { // the owner's own last write to that slot
+        int i = (int) b & (a.length - 1);
+        if (a[i] != e) { // the owner's own last write to that slot
             return false;
         }
-        return pop() == e; // pop takes that same slot, or loses it to a thief (then null)
+        return (b == t ? takeLast(a, i, t) : takeBottom(a, i, b)) != null;
+    }
+
+    /**
+     * The deque held exactly one element, at index {@code t} (slot {@code i}), when the owner
+     * read {@code top}: race the thieves for it with the CAS they use. {@code bottom} need not
+     * move (a win leaves {@code top == bottom}: empty), so this path needs no store-load fence.
+     *
+     * @return the element, or null if a thief won it
+     */
+    private Object takeLast(Object[] a, int i, long t) {
+        Object e = a[i];
+        boolean won = casTop(t, t + 1);
+        clearStolenSlots(a, t + 1); // empty either way; we hold e, a winning thief read it before
+        return won ? e : null;
+    }
+
+    /**
+     * The deque held two or more elements: announce the bottom one (index {@code b}, slot
+     * {@code i}) as taken by the volatile store of {@code bottom}, ordered before the re-read of
+     * {@code top}, then check that the thieves did not reach it meanwhile.
+     *
+     * @return the element, or null if a thief won it
+     */
+    private Object takeBottom(Object[] a, int i, long b) {
+        Object e = a[i];
+        svBottom(b);
+        long t = lvTop();
+        if (t < b) { // no race possible: thieves stop below b
+            a[i] = null;
+            return e;
+        }
+        boolean won = t == b && casTop(t, t + 1); // thieves reached the last element: CAS decides
+        soBottom(b + 1);
+        clearStolenSlots(a, b + 1); // empty either way
+        return won ? e : null;
     }
 
     // --- thief operations ---
@@ -221,6 +248,11 @@ public final class ChaseLevDeque<E> extends ChaseLevDequePad2 {
         }
         assert e != null : "stole a null at index " + t;
         return (E) e;
+    }
+
+    /** Owner only: the index the next push will use (marks where a task's own forks begin). */
+    public long bottomIndex() {
+        return lpBottom();
     }
 
     /** Approximate number of elements (exact when no thread is operating on the deque). */

@@ -17,12 +17,11 @@ import java.util.concurrent.locks.LockSupport;
  * private class, so no user value can be mistaken for either.
  *
  * <h2>Waiters, and why none is missed</h2>
- * {@link #waiters} is a Treiber stack of {@link Waiter}s, closed for good with {@link #CLOSED}
- * when the latch is set. A waiter pushes itself (CAS), then re-reads {@code outcome}; a completer
- * CASes {@code outcome}, then swaps {@code waiters} to {@code CLOSED} and wakes everyone it took.
- * All four accesses are sequentially consistent, so either the waiter sees the outcome, or the
- * completer sees the waiter (Dekker). A push onto a closed stack fails and the waiter knows the
- * latch is set.
+ * {@link #waiters} is a Treiber stack of {@link Waiter}s. A waiter pushes itself (CAS), then
+ * re-reads {@code outcome}; a completer CASes {@code outcome}, then reads {@code waiters} and, if
+ * there are any, swaps the stack to {@link #CLOSED} and wakes everyone it took. All four accesses
+ * are sequentially consistent, so either the waiter sees the outcome, or the completer sees the
+ * waiter (Dekker). A push onto a closed stack fails and the waiter knows the latch is set.
  */
 public abstract class Latch {
 
@@ -114,9 +113,14 @@ public abstract class Latch {
         if (!OUTCOME.compareAndSet(this, null, value)) {
             return false;
         }
-        Waiter w = (Waiter) WAITERS.getAndSet(this, CLOSED);
-        for (; w != null; w = w.next) {
-            w.wake();
+        // Most latches are never waited on: skip the second atomic then. A volatile read after
+        // the CAS is enough for the Dekker argument; a waiter that pushes after this read sees
+        // the outcome when it re-reads it, and its node stays on the open stack, harmlessly.
+        if (waiters != null) {
+            Waiter w = (Waiter) WAITERS.getAndSet(this, CLOSED);
+            for (; w != null; w = w.next) {
+                w.wake();
+            }
         }
         onSet();
         return true;

@@ -66,7 +66,7 @@ public final class PoolFutureTask<V> extends FutureTask<V> {
 
     private void helpUntilDone(Worker w) throws InterruptedException {
         if (w.tryUnfork(this)) {
-            run();
+            w.runNested(this); // keeps a cancel(true) interrupt off the caller's own status
             return;
         }
         Signal s = signal;

@@ -151,6 +151,14 @@ public final class Sleep extends SleepCtl {
      * between the worker's last look at the latch and its blocking.
      */
     public boolean sleep(int index, long jecSnapshot, BooleanSupplier abort) {
+        return sleep(index, jecSnapshot, abort, false);
+    }
+
+    /**
+     * As {@link #sleep(int, long, BooleanSupplier)}; if {@code interruptible}, an interrupt ends
+     * the sleep too (the worker uncounts itself under its lock) and stays set for the caller.
+     */
+    public boolean sleep(int index, long jecSnapshot, BooleanSupplier abort, boolean interruptible) {
         SleepState s = states[index];
         s.lock.lock();
         try {
@@ -169,9 +177,22 @@ public final class Sleep extends SleepCtl {
             }
             s.blocked = true;
             do {
-                // Uninterruptible: an interrupt aimed at a task must not wake an idle worker into
-                // a spin; the worker clears its interrupt status before it runs the next task.
-                s.wake.awaitUninterruptibly();
+                if (!interruptible) {
+                    // An interrupt aimed at a task must not wake an idle worker into a spin; the
+                    // worker clears its interrupt status before it runs the next task.
+                    s.wake.awaitUninterruptibly();
+                    continue;
+                }
+                try {
+                    s.wake.await();
+                } catch (InterruptedException e) {
+                    if (s.blocked) { // nobody woke us: uncount ourselves, as a waker would
+                        s.blocked = false;
+                        uncountSleeper();
+                    }
+                    Thread.currentThread().interrupt();
+                    return true;
+                }
             } while (s.blocked);
             return true;
         } finally {

@@ -70,6 +70,8 @@ public final class Worker implements Runnable {
     static final int MAX_HELP_DEPTH = 32;
 
     private int helpDepth;
+    /** Bottom index when the task running now started: deque entries above it are its forks. */
+    private long taskFloor;
 
     /** The worker that the calling thread runs, of any pool, or null. */
     public static Worker current() {
@@ -141,11 +143,14 @@ public final class Worker implements Runnable {
         final Scheduler s = scheduler;
         long jec = 0;
         boolean registered = false;
+        boolean slept = false;
         for (int round = 0; !latch.isSet(); round++) {
             if (interruptible && (Thread.interrupted() || s.isStopping())) {
                 throw new InterruptedException();
             }
-            Runnable t = deque.pop();
+            // Past the depth bound only the running task's own forks (above its floor) may be
+            // run on this stack; anything older waits for other workers.
+            Runnable t = mayScan || deque.bottomIndex() > taskFloor ? deque.pop() : null;
             if (t == null && mayScan) {
                 t = scan();
             }
@@ -155,7 +160,7 @@ public final class Worker implements Runnable {
                 continue;
             }
             if (!mayScan) {
-                latch.parkUntilSet(interruptible); // own deque empty: the awaited task runs elsewhere
+                latch.parkUntilSet(interruptible); // the awaited task runs elsewhere
                 return;
             }
             if (round < SPIN_ROUNDS) {
@@ -178,8 +183,18 @@ public final class Worker implements Runnable {
                 BooleanSupplier abort = interruptible
                         ? () -> latch.isSet() || s.isStopping() || Thread.currentThread().isInterrupted()
                         : latch::isSet;
-                round = s.sleep.sleep(index, jec, abort) ? -1 : SLEEPY_ROUND - 1;
+                if (s.sleep.sleep(index, jec, abort, interruptible)) {
+                    slept = true;
+                    round = -1;
+                } else {
+                    round = SLEEPY_ROUND - 1;
+                }
             }
+        }
+        if (slept && (!s.injection.isEmpty() || s.queuedTasks() > 0)) {
+            // The wake-up that ended our sleep may have been meant for a new job (wakeOne picks
+            // any sleeper); we are leaving without looking for it, so pass it on.
+            s.sleep.notifyNewJob();
         }
     }
 
@@ -187,9 +202,22 @@ public final class Worker implements Runnable {
      * Runs a task on top of the waiting task's stack. The waiting task keeps its own interrupt
      * status; the nested task's does not leak into it.
      */
-    private void runNested(Runnable t) {
+    void runNested(Runnable t) {
         boolean interrupted = Thread.interrupted();
-        scheduler.runTask(t);
+        long floor = taskFloor;
+        taskFloor = deque.bottomIndex();
+        try {
+            scheduler.runTask(t);
+        } catch (StackOverflowError e) {
+            // Out of stack before the task could even start (its own failures are caught
+            // inside): fail it rather than lose it, so whoever joins it is released.
+            if (t instanceof ForkedJob) {
+                ((ForkedJob) t).abandon();
+            }
+            throw e;
+        } finally {
+            taskFloor = floor;
+        }
         Thread.interrupted(); // whatever the nested task left behind
         if (interrupted) {
             Thread.currentThread().interrupt();
@@ -223,6 +251,7 @@ public final class Worker implements Runnable {
         final Scheduler s = scheduler;
         for (;;) {
             if (s.isStopping()) {
+                abandonForkedJobs();
                 return;
             }
             Runnable task = deque.pop();
@@ -234,7 +263,27 @@ public final class Worker implements Runnable {
             if (Thread.interrupted() && s.isStopping()) {
                 Thread.currentThread().interrupt();
             }
+            taskFloor = deque.bottomIndex();
             s.runTask(task);
+        }
+    }
+
+    /**
+     * Exiting after shutdownNow: a fork that raced with its sweep may still sit in this deque.
+     * Nobody will run it, so release whoever waits for it; plain tasks stay for their
+     * submitters to settle (Scheduler).
+     */
+    private void abandonForkedJobs() {
+        java.util.List<Runnable> keep = new java.util.ArrayList<>();
+        for (Runnable t; (t = deque.pop()) != null; ) {
+            if (t instanceof ForkedJob) {
+                ((ForkedJob) t).abandon();
+            } else {
+                keep.add(t);
+            }
+        }
+        for (int i = keep.size() - 1; i >= 0; i--) {
+            deque.push(keep.get(i));
         }
     }
 
