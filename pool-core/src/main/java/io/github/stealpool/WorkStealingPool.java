@@ -163,6 +163,14 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         scheduler.shutdown();
     }
 
+    /**
+     * Stops the pool: no new tasks, queued ones are not run, running ones are interrupted.
+     * Returns the tasks submitted with {@code execute}/{@code submit} that never started.
+     * Fork/join pieces (forked or submitted {@link Task}s, the halves of {@link #join}, tasks
+     * spawned in a {@link Scope}) are cancelled instead, so whoever waits for them gets a
+     * {@link java.util.concurrent.CancellationException}, and forks made after this call are
+     * cancelled at once: running computations end quickly.
+     */
     @Override
     public List<Runnable> shutdownNow() {
         return scheduler.shutdownNow();

@@ -54,6 +54,11 @@ public final class Scheduler {
     static final int TERMINATED = 3;
 
     final Worker[] workers;
+    /**
+     * The workers' deques, in worker order. Thieves read this array, never the Worker objects,
+     * whose fields their owners write on every task (no false sharing on the steal path).
+     */
+    final ChaseLevDeque<Runnable>[] deques;
     final InjectionQueue injection;
     final Sleep sleep;
 
@@ -85,9 +90,13 @@ public final class Scheduler {
         // Two stripes per worker: concurrent submitters seldom share one (InjectionQueue).
         this.injection = new InjectionQueue(2 * parallelism);
         this.workers = new Worker[parallelism];
+        @SuppressWarnings("unchecked")
+        ChaseLevDeque<Runnable>[] ds = new ChaseLevDeque[parallelism];
         for (int i = 0; i < parallelism; i++) {
             workers[i] = new Worker(this, i);
+            ds[i] = workers[i].deque;
         }
+        this.deques = ds;
     }
 
     // ------------------------------------------------------------------ start

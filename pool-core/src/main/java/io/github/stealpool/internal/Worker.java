@@ -18,6 +18,14 @@ import java.util.function.BooleanSupplier;
  * {@link Sleep}, which proves that no job posted meanwhile is missed. A woken worker starts the
  * rounds again.
  *
+ * <h2>Waiting inside a task</h2>
+ * A task that joins runs other work meanwhile ({@link #awaitLatch}): its own forks, then the
+ * injection queue, then stolen tasks, each on top of its stack, then sleeps in the same idle
+ * protocol, registered on the latch so its completion wakes it by name. Two bounds keep the stack
+ * in check: nested waits stop stealing past {@link #MAX_HELP_DEPTH}, and past it a waiter runs
+ * only the running task's own forks, those above the deque index where that task began
+ * ({@code taskFloor}).
+ *
  * <h2>Threading</h2>
  * Everything here except {@link #deque}'s steal side, {@link #thread} and {@link #retired} is
  * touched only by the worker's own thread.
@@ -300,8 +308,8 @@ public final class Worker implements Runnable {
     }
 
     private Runnable steal() {
-        Worker[] ws = scheduler.workers;
-        int n = ws.length;
+        ChaseLevDeque<Runnable>[] ds = scheduler.deques;
+        int n = ds.length;
         if (n == 1) {
             return null;
         }
@@ -310,7 +318,7 @@ public final class Worker implements Runnable {
             if (i == index) {
                 continue;
             }
-            ChaseLevDeque<Runnable> victim = ws[i].deque;
+            ChaseLevDeque<Runnable> victim = ds[i];
             // A null from steal() with the deque still non-empty means another thread won the
             // race for that element: it made progress, so retrying here is lock-free.
             while (!victim.isEmpty()) {
