@@ -1,0 +1,201 @@
+package io.github.stealpool.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * Runs a loop over an index range on the pool, balanced by work-stealing ranges (seeds 000-002):
+ *
+ * <ol>
+ *   <li>The range is cut into one contiguous {@link StealableRange} per participant (the
+ *       calling worker plus {@code parallelism - 1} forked participant jobs).</li>
+ *   <li>Each participant consumes its range from the low end in batches whose size starts at the
+ *       minimum and doubles up to the maximum (MAXSTEP): one expensive element is found after a
+ *       few cheap claims, and cheap elements cost one CAS per large batch.</li>
+ *   <li>A participant whose range is used up steals the upper half of the range with the most
+ *       work left (the paper's FindMax), which becomes a new range that others can split again;
+ *       it stops when no range has any work left.</li>
+ *   <li>The caller joins the participant jobs (helping while it waits). Termination needs no
+ *       shared counter: every index belongs to exactly one range, and every range is drained by
+ *       exactly one participant before that participant ends.</li>
+ * </ol>
+ * Ranges longer than {@link StealableRange#MAX_LENGTH} per participant are run as consecutive
+ * windows, so bounds anywhere in {@code long} work without overflow.
+ *
+ * <p>A reduction keeps one partial result per range (each range is one contiguous run of
+ * indexes, consumed in order by its single owner); after the joins the partials are folded in
+ * index order, so an associative combiner gives the sequential answer even if it does not
+ * commute.
+ *
+ * <p>The first failure of the body stops the loop: every participant checks it before taking
+ * another batch. It is rethrown to the caller once, later ones attached as suppressed.
+ */
+public abstract class RangeLoop {
+
+    private static final VarHandle FAILURE;
+
+    static {
+        try {
+            FAILURE = MethodHandles.lookup().findVarHandle(RangeLoop.class, "failure", Throwable.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final long minBatch;
+    private final long maxBatch;
+    /** Every range of the current window: searched by thieves, folded by reductions. */
+    private final ConcurrentLinkedQueue<StealableRange> segments = new ConcurrentLinkedQueue<>();
+    private volatile Throwable failure;
+
+    protected RangeLoop(long minBatch, long maxBatch) {
+        this.minBatch = minBatch;
+        this.maxBatch = maxBatch;
+    }
+
+    /** Runs the body over {@code [lo, hi)}, a batch of {@code range}, on its owner's thread. */
+    protected abstract void process(StealableRange range, long lo, long hi);
+
+    /** Called after each window's joins with its ranges in index order (reductions fold them). */
+    protected void windowDone(List<StealableRange> inOrder) {
+    }
+
+    /**
+     * Runs the loop over {@code [from, to)} ({@code from <= to}) on worker {@code w}'s thread
+     * and returns when every index is done, or rethrows the body's first failure.
+     */
+    public final void run(Worker w, int parallelism, long from, long to) {
+        long cur = from;
+        while (cur < to && failure == null) {
+            long cap = Math.min(parallelism, Long.MAX_VALUE / StealableRange.MAX_LENGTH) * StealableRange.MAX_LENGTH;
+            long left = to - cur; // read unsigned: the true length even if it overflows a long
+            long len = Long.compareUnsigned(left, cap) > 0 ? cap : left;
+            runWindow(w, parallelism, cur, len);
+            cur += len;
+        }
+        Throwable f = failure;
+        if (f != null) {
+            throw Failures.rethrow(f);
+        }
+    }
+
+    private void runWindow(Worker w, int parallelism, long base, long len) {
+        int p = (int) Math.min(parallelism, len);
+        segments.clear();
+        StealableRange[] parts = new StealableRange[p];
+        long partLen = len / p;
+        long extra = len % p;
+        long start = base;
+        for (int k = 0; k < p; k++) {
+            long n = partLen + (k < extra ? 1 : 0);
+            parts[k] = new StealableRange(start, n);
+            segments.add(parts[k]);
+            start += n;
+        }
+        Participant[] jobs = new Participant[p - 1];
+        for (int k = p - 1; k >= 1; k--) {
+            jobs[k - 1] = new Participant(this, parts[k]);
+            w.fork(jobs[k - 1]);
+        }
+        participate(parts[0]);
+        for (Participant job : jobs) {
+            if (w.tryUnfork(job)) {
+                job.run();
+            } else {
+                w.awaitLatch(job);
+            }
+            Throwable f = job.failure();
+            if (f != null) {
+                fail(f); // cancelled by shutdownNow
+            }
+        }
+        if (failure == null) {
+            List<StealableRange> inOrder = new ArrayList<>(segments);
+            inOrder.sort(Comparator.comparingLong(r -> r.base));
+            windowDone(inOrder);
+        }
+    }
+
+    /** Drains {@code own}, then keeps stealing until no range has work left. */
+    final void participate(StealableRange own) {
+        for (StealableRange r = own; r != null && failure == null; r = stealSomething()) {
+            drain(r);
+        }
+    }
+
+    private void drain(StealableRange r) {
+        long batch = minBatch;
+        for (long claim; failure == null && (claim = r.take(batch)) != -1; ) {
+            long lo = r.start(claim);
+            try {
+                process(r, lo, lo + StealableRange.count(claim));
+            } catch (Throwable t) {
+                fail(t);
+                return;
+            }
+            if (batch < maxBatch) {
+                batch = Math.min(maxBatch, batch << 1);
+            }
+        }
+    }
+
+    /** FindMax: split the range with the most work left; null when there is none. */
+    private StealableRange stealSomething() {
+        for (;;) {
+            StealableRange victim = null;
+            long most = 0;
+            for (StealableRange s : segments) {
+                long left = s.remaining();
+                if (left > most) {
+                    most = left;
+                    victim = s;
+                }
+            }
+            if (victim == null) {
+                return null;
+            }
+            long claim = victim.steal();
+            if (claim != -1) {
+                StealableRange mine = new StealableRange(victim.start(claim), StealableRange.count(claim));
+                segments.add(mine);
+                return mine;
+            }
+            // the victim ran dry meanwhile: look again
+        }
+    }
+
+    private void fail(Throwable t) {
+        if (!FAILURE.compareAndSet(this, null, t)) {
+            Failures.combine(failure, t);
+        }
+    }
+
+    /** One forked participant: drains its part, then steals, then completes its latch. */
+    private static final class Participant extends Latch implements ForkedJob {
+        private final RangeLoop loop;
+        private final StealableRange part;
+
+        Participant(RangeLoop loop, StealableRange part) {
+            this.loop = loop;
+            this.part = part;
+        }
+
+        @Override
+        public void run() {
+            if (isSet()) {
+                return;
+            }
+            loop.participate(part); // the body's failures are recorded in the loop
+            trySetResult(null);
+        }
+
+        @Override
+        public void abandon() {
+            tryCancel();
+        }
+    }
+}

@@ -1,0 +1,238 @@
+package io.github.stealpool;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** parallelFor, parallelForLong, parallelForChunks, reduce and friends. */
+class RangeLoopTest {
+
+    private static final long HANG = 60;
+
+    private WorkStealingPool pool;
+
+    private WorkStealingPool pool(int parallelism) {
+        return pool(WorkStealingPool.builder().parallelism(parallelism));
+    }
+
+    private WorkStealingPool pool(WorkStealingPool.Builder b) {
+        pool = b.build();
+        return pool;
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (pool != null) {
+            pool.shutdownNow();
+            assertTrue(pool.awaitTermination(HANG, TimeUnit.SECONDS));
+        }
+    }
+
+    @ParameterizedTest(name = "parallelism={0}")
+    @ValueSource(ints = {1, 2, 3, 8})
+    void everyIndexIsVisitedExactlyOnce(int parallelism) {
+        Random rnd = new Random(parallelism);
+        long[][] batches = {{1, 1}, {1, 7}, {1, 1024}, {4, 64}, {1000, 1000}};
+        for (long[] batch : batches) {
+            WorkStealingPool p = pool(WorkStealingPool.builder().parallelism(parallelism).loopBatch(batch[0], batch[1]));
+            int[] sizes = {0, 1, 2, parallelism - 1, parallelism, parallelism + 1, 1000, 100_000 + rnd.nextInt(1000)};
+            for (int size : sizes) {
+                if (size < 0) {
+                    continue;
+                }
+                int from = rnd.nextInt(1000) - 500;
+                AtomicIntegerArray seen = new AtomicIntegerArray(size);
+                p.parallelFor(from, from + size, i -> seen.incrementAndGet(i - from));
+                assertAllOnce(seen, "parallelFor size " + size + " batch " + batch[0] + ".." + batch[1]);
+
+                AtomicIntegerArray seenLong = new AtomicIntegerArray(size);
+                long base = rnd.nextLong() / 2;
+                p.parallelForLong(base, base + size, i -> seenLong.incrementAndGet((int) (i - base)));
+                assertAllOnce(seenLong, "parallelForLong size " + size);
+
+                AtomicIntegerArray seenChunks = new AtomicIntegerArray(size);
+                p.parallelForChunks(from, from + size, (lo, hi) -> {
+                    assertTrue(lo < hi);
+                    for (long i = lo; i < hi; i++) {
+                        seenChunks.incrementAndGet((int) (i - from));
+                    }
+                });
+                assertAllOnce(seenChunks, "parallelForChunks size " + size);
+            }
+            p.shutdownNow();
+        }
+    }
+
+    private static void assertAllOnce(AtomicIntegerArray seen, String what) {
+        for (int i = 0; i < seen.length(); i++) {
+            assertEquals(1, seen.get(i), what + ": index " + i);
+        }
+    }
+
+    @Test
+    void boundsAtTheIntegerLimitsDoNotOverflow() {
+        WorkStealingPool p = pool(3);
+        AtomicIntegerArray top = new AtomicIntegerArray(1000);
+        p.parallelFor(Integer.MAX_VALUE - 1000, Integer.MAX_VALUE, i -> top.incrementAndGet(i - (Integer.MAX_VALUE - 1000)));
+        assertAllOnce(top, "int top");
+        AtomicIntegerArray bottom = new AtomicIntegerArray(1000);
+        p.parallelFor(Integer.MIN_VALUE, Integer.MIN_VALUE + 1000, i -> bottom.incrementAndGet(i - Integer.MIN_VALUE));
+        assertAllOnce(bottom, "int bottom");
+        AtomicIntegerArray longTop = new AtomicIntegerArray(1000);
+        p.parallelForLong(Long.MAX_VALUE - 1000, Long.MAX_VALUE, i -> longTop.incrementAndGet((int) (i - (Long.MAX_VALUE - 1000))));
+        assertAllOnce(longTop, "long top");
+        assertEquals(1000L, p.reduceLong(Long.MIN_VALUE, Long.MIN_VALUE + 1000, 0, i -> 1, Long::sum));
+    }
+
+    @Test
+    void rangesLongerThanOneWindowAreCoveredExactly() {
+        // 3 * 2^30 + 5 indexes on one worker: several windows of at most 2^30 per participant.
+        WorkStealingPool p = pool(WorkStealingPool.builder().parallelism(1).loopBatch(1 << 20, 1 << 24));
+        long n = 3L * (1L << 30) + 5;
+        LongAdder count = new LongAdder();
+        AtomicLong lastEnd = new AtomicLong(-7);
+        p.parallelForChunks(-7, -7 + n, (lo, hi) -> {
+            assertEquals(lastEnd.get(), lo, "one worker takes its range in order");
+            lastEnd.set(hi);
+            count.add(hi - lo);
+        });
+        assertEquals(n, count.sum());
+    }
+
+    @ParameterizedTest(name = "parallelism={0}")
+    @ValueSource(ints = {1, 2, 4})
+    void reduceKeepsIndexOrderForANonCommutativeCombiner(int parallelism) {
+        WorkStealingPool p = pool(WorkStealingPool.builder().parallelism(parallelism).loopBatch(1, 8));
+        int n = 5_000;
+        StringBuilder expected = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            expected.append(i).append(',');
+        }
+        assertEquals(expected.toString(), p.reduce(0, n, "", i -> i + ",", String::concat));
+
+        // 2x2 matrix products do not commute either.
+        long[] identity = {1, 0, 0, 1};
+        long[] sequential = identity;
+        for (int i = 0; i < 2_000; i++) {
+            sequential = multiply(sequential, matrix(i));
+        }
+        assertArrayEquals(sequential, p.reduce(0, 2_000, identity, RangeLoopTest::matrix, RangeLoopTest::multiply));
+
+        assertEquals("", p.reduce(5, 5, "", i -> "x", String::concat), "empty range gives the identity");
+        assertEquals((long) n * (n - 1) / 2, p.reduceLong(0, n, 0, i -> i, Long::sum));
+        assertEquals(n, p.reduceDouble(0, n, 0.0, i -> 1.0, Double::sum), 0.0);
+    }
+
+    static long[] matrix(int i) {
+        return new long[] {1, i % 7, (i * 3) % 5, 1};
+    }
+
+    static long[] multiply(long[] a, long[] b) {
+        final long m = 1_000_000_007L;
+        return new long[] {
+            (a[0] * b[0] + a[1] * b[2]) % m, (a[0] * b[1] + a[1] * b[3]) % m,
+            (a[2] * b[0] + a[3] * b[2]) % m, (a[2] * b[1] + a[3] * b[3]) % m};
+    }
+
+    @Test
+    void aFailureStopsTheLoopAndReachesTheCallerAsItself() {
+        WorkStealingPool p = pool(2);
+        IllegalStateException boom = new IllegalStateException("index 3");
+        LongAdder visited = new LongAdder();
+        int n = 50_000_000;
+        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> p.parallelFor(0, n, i -> {
+            visited.increment();
+            if (i == 3) {
+                throw boom;
+            }
+        }));
+        assertSame(boom, thrown);
+        assertTrue(visited.sum() < n, "the loop ran on after the failure: " + visited.sum());
+
+        // Inside the pool too, and the pool still works afterwards.
+        assertSame(boom, assertThrows(IllegalStateException.class, () -> p.invoke(new Task<Void>() {
+            @Override
+            protected Void compute() {
+                p.parallelForLong(0, 1000, i -> {
+                    if (i == 999) {
+                        throw boom;
+                    }
+                });
+                return null;
+            }
+        })));
+        assertEquals(499_500L, p.reduceLong(0, 1000, 0, i -> i, Long::sum));
+    }
+
+    @Test
+    void nestedLoopsAndLoopsInsideTasksShareThePool() {
+        WorkStealingPool p = pool(3);
+        int n = 300;
+        AtomicIntegerArray seen = new AtomicIntegerArray(n * n);
+        p.parallelFor(0, n, i -> p.parallelFor(0, n, j -> seen.incrementAndGet(i * n + j)));
+        assertAllOnce(seen, "nested");
+        long viaTask = p.invoke(new Task<Long>() {
+            @Override
+            protected Long compute() {
+                return p.reduceLong(0, 10_000, 0, i -> p.reduceLong(0, 10, 0, j -> 1, Long::sum), Long::sum);
+            }
+        });
+        assertEquals(100_000L, viaTask);
+        // A loop inside a join inside a scope.
+        LongAdder total = new LongAdder();
+        p.scope(s -> s.spawn(() -> p.join(() -> p.parallelFor(0, 1000, i -> total.increment()),
+                () -> p.parallelFor(0, 1000, i -> total.increment()))));
+        assertEquals(2000, total.sum());
+    }
+
+    @Test
+    void unevenWorkIsShared() {
+        WorkStealingPool p = pool(2);
+        // The expensive indexes are all in the first worker's half: the second must steal them.
+        ConcurrentHashMap.KeySetView<Thread, Boolean> expensiveRunners = ConcurrentHashMap.newKeySet();
+        p.parallelFor(0, 64, i -> {
+            if (i < 32) {
+                expensiveRunners.add(Thread.currentThread());
+                long x = 0;
+                for (int k = 0; k < 2_000_000; k++) {
+                    x += k ^ i;
+                }
+                if (x == 42) {
+                    throw new AssertionError();
+                }
+            }
+        });
+        assertEquals(2, expensiveRunners.size(), "no expensive index was stolen");
+    }
+
+    @Test
+    void badInputIsRejectedAndLeavesThePoolUsable() {
+        WorkStealingPool p = pool(2);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.parallelFor(5, 3, i -> { }));
+        assertTrue(e.getMessage().contains("5") && e.getMessage().contains("3"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> p.parallelForLong(1, 0, i -> { }));
+        assertThrows(IllegalArgumentException.class, () -> p.reduce(1, 0, "", i -> "", String::concat));
+        assertEquals("body", assertThrows(NullPointerException.class, () -> p.parallelFor(0, 1, null)).getMessage());
+        assertEquals("body", assertThrows(NullPointerException.class, () -> p.parallelForChunks(0, 1, null)).getMessage());
+        assertEquals("mapper", assertThrows(NullPointerException.class, () -> p.reduceLong(0, 1, 0, null, Long::sum)).getMessage());
+        assertEquals("combiner", assertThrows(NullPointerException.class, () -> p.reduceDouble(0, 1, 0, i -> 0, null)).getMessage());
+        WorkStealingPool.Builder b = WorkStealingPool.builder();
+        assertThrows(IllegalArgumentException.class, () -> b.loopBatch(0, 10));
+        assertThrows(IllegalArgumentException.class, () -> b.loopBatch(10, 5));
+        assertThrows(IllegalArgumentException.class, () -> b.loopBatch(1, 1L << 31));
+        assertEquals(3L, p.reduceLong(0, 3, 0, i -> 1, Long::sum));
+    }
+}
