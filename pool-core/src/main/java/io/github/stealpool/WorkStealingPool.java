@@ -382,11 +382,14 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * plain {@code for} loop. Callable from any thread (an outside caller blocks), also from
      * inside a task or another loop's body.
      *
-     * <p>If {@code body} throws, workers stop taking new batches, and the first throwable reaches
-     * the caller as itself once the loop has stopped (later ones attached as suppressed).
+     * <p>If {@code body} throws, workers stop taking new batches (each may finish the batch it
+     * is in), and the first throwable reaches the caller once the loop has stopped, as itself if
+     * unchecked (later ones attached as suppressed).
      *
-     * @throws IllegalArgumentException if {@code from > to}
-     * @throws NullPointerException     if {@code body} is null
+     * @throws IllegalArgumentException   if {@code from > to}
+     * @throws NullPointerException       if {@code body} is null
+     * @throws java.util.concurrent.CancellationException if {@code shutdownNow} stopped the loop
+     * @throws RejectedExecutionException if called from outside the pool after shutdown
      */
     public void parallelFor(int from, int to, IntConsumer body) {
         checkRange(from, to);
@@ -452,7 +455,11 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         return loop.result();
     }
 
-    /** As {@link #reduce}, unboxed, over {@code long} indexes, to a {@code double}. */
+    /**
+     * As {@link #reduce}, unboxed, over {@code long} indexes, to a {@code double}. Floating-point
+     * addition is not associative, so a sum may differ in its last bits from run to run, as the
+     * grouping follows the steals.
+     */
     public double reduceDouble(long from, long to, double identity, LongToDoubleFunction mapper,
                                DoubleBinaryOperator combiner) {
         checkRange(from, to);

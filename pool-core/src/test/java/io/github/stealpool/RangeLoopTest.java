@@ -178,6 +178,26 @@ class RangeLoopTest {
     }
 
     @Test
+    void shutdownNowStopsARunningLoop() throws Exception {
+        WorkStealingPool p = pool(2);
+        LongAdder visited = new LongAdder();
+        java.util.concurrent.CompletableFuture<Throwable> outcome = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                p.parallelForLong(0, Long.MAX_VALUE, i -> visited.increment()); // would take centuries
+                return null;
+            } catch (Throwable t) {
+                return t;
+            }
+        });
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(HANG)).until(() -> visited.sum() > 1_000_000);
+        p.shutdownNow();
+        assertTrue(p.awaitTermination(HANG, TimeUnit.SECONDS), "the loop kept the pool alive");
+        assertTrue(outcome.get(HANG, TimeUnit.SECONDS) instanceof java.util.concurrent.CancellationException,
+                String.valueOf(outcome.get()));
+        pool = null;
+    }
+
+    @Test
     void nestedLoopsAndLoopsInsideTasksShareThePool() {
         WorkStealingPool p = pool(3);
         int n = 300;

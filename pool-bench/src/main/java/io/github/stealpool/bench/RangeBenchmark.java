@@ -19,6 +19,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * The range-loop criteria of the work-stealing tree paper (seed 002), each workload run by every
@@ -30,8 +31,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code forkjoinFixed}: a {@code ForkJoinPool} of {@code parallelism} workers, the range
  *       cut into one equal piece per worker up front (no rebalancing).</li>
  * </ul>
- * Every element runs {@code cost(i)} steps of a dependent multiply-add chain, so work per
- * element is exact and cannot be vectorised away. The workloads (average 64 steps each, 200,000
+ * Every element runs {@code cost(i)} tokens of {@link Blackhole#consumeCPU}, so work per
+ * element is exact and no JIT can shorten it. The workloads (average 64 steps each, 200,000
  * elements): UNIFORM; TRIANGLE, growing linearly; PARABOLA, growing quadratically; EXP, growing
  * exponentially; GAUSSIAN, a bump in the middle; RANDIF, one element in 16 costs 1024 steps at
  * random; STEP, the first and last quarters cost 128 and the middle nothing; TRIMATMUL, the rows
@@ -189,13 +190,14 @@ public class RangeBenchmark {
         return z ^ (z >>> 33);
     }
 
-    /** A dependent chain of {@code steps} multiply-adds: exact work, no vectorisation. */
+    /**
+     * {@code steps} units of work that no JIT can shorten: JMH's {@link Blackhole#consumeCPU}.
+     * (A first version used a multiply-add chain, which JDK 25's C2 partly optimised away, so
+     * its figures were not comparable across JDKs.)
+     */
     static long spin(long seed, int steps) {
-        long x = seed;
-        for (int k = 0; k < steps; k++) {
-            x = x * 6364136223846793005L + 1442695040888963407L;
-        }
-        return x;
+        Blackhole.consumeCPU(steps);
+        return seed + steps;
     }
 
     /** Row i of (lower-triangular A) x B: row i costs i + 1 multiply-adds per column. */

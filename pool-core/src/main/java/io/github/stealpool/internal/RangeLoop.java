@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
@@ -32,7 +33,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * commute.
  *
  * <p>The first failure of the body stops the loop: every participant checks it before taking
- * another batch. It is rethrown to the caller once, later ones attached as suppressed.
+ * another batch (so up to one batch per participant may still run). It is rethrown to the caller
+ * once, later ones attached as suppressed. {@code shutdownNow} fails the loop the same way, with a
+ * CancellationException, through the participants it cancels.
  */
 public abstract class RangeLoop {
 
@@ -51,6 +54,7 @@ public abstract class RangeLoop {
     /** Every range of the current window: searched by thieves, folded by reductions. */
     private final ConcurrentLinkedQueue<StealableRange> segments = new ConcurrentLinkedQueue<>();
     private volatile Throwable failure;
+    private Scheduler scheduler; // set by run() before any participant exists
 
     protected RangeLoop(long minBatch, long maxBatch) {
         this.minBatch = minBatch;
@@ -69,6 +73,7 @@ public abstract class RangeLoop {
      * and returns when every index is done, or rethrows the body's first failure.
      */
     public final void run(Worker w, int parallelism, long from, long to) {
+        scheduler = w.scheduler(); // published to participants by their fork
         long cur = from;
         while (cur < to && failure == null) {
             long cap = Math.min(parallelism, Long.MAX_VALUE / StealableRange.MAX_LENGTH) * StealableRange.MAX_LENGTH;
@@ -96,21 +101,25 @@ public abstract class RangeLoop {
             segments.add(parts[k]);
             start += n;
         }
-        Participant[] jobs = new Participant[p - 1];
-        for (int k = p - 1; k >= 1; k--) {
-            jobs[k - 1] = new Participant(this, parts[k]);
-            w.fork(jobs[k - 1]);
-        }
-        participate(parts[0]);
-        for (Participant job : jobs) {
-            if (w.tryUnfork(job)) {
-                job.run();
-            } else {
-                w.awaitLatch(job);
+        Participant[] forked = new Participant[p - 1]; // in fork order
+        int n = 0;
+        try {
+            for (int k = p - 1; k >= 1; k--) {
+                Participant job = new Participant(this, parts[k]);
+                w.fork(job);
+                forked[n++] = job;
             }
-            Throwable f = job.failure();
-            if (f != null) {
-                fail(f); // cancelled by shutdownNow
+            participate(parts[0]);
+        } finally {
+            // Whatever happened above, no participant may run on after this call returns.
+            // Newest first: the last one forked is at the bottom of this worker's deque.
+            for (int i = n - 1; i >= 0; i--) {
+                Participant job = forked[i];
+                if (w.tryUnfork(job)) {
+                    job.run();
+                } else {
+                    w.awaitLatch(job);
+                }
             }
         }
         if (failure == null) {
@@ -120,16 +129,27 @@ public abstract class RangeLoop {
         }
     }
 
-    /** Drains {@code own}, then keeps stealing until no range has work left. */
+    /**
+     * Drains {@code own}, then keeps stealing until no range has work left or the loop failed.
+     * Never throws: anything that escapes (an error while stealing, say) fails the loop.
+     */
     final void participate(StealableRange own) {
-        for (StealableRange r = own; r != null && failure == null; r = stealSomething()) {
-            drain(r);
+        try {
+            for (StealableRange r = own; r != null; r = failure == null ? stealSomething() : null) {
+                drain(r);
+            }
+        } catch (Throwable t) {
+            fail(t);
         }
     }
 
     private void drain(StealableRange r) {
         long batch = minBatch;
         for (long claim; failure == null && (claim = r.take(batch)) != -1; ) {
+            if (scheduler.isStopping()) { // shutdownNow: end the loop, as FJP-style code would
+                fail(new CancellationException("the pool was shut down during the loop"));
+                return;
+            }
             long lo = r.start(claim);
             try {
                 process(r, lo, lo + StealableRange.count(claim));
@@ -170,7 +190,11 @@ public abstract class RangeLoop {
 
     private void fail(Throwable t) {
         if (!FAILURE.compareAndSet(this, null, t)) {
-            Failures.combine(failure, t);
+            try {
+                Failures.combine(failure, t);
+            } catch (Throwable ignored) {
+                // addSuppressed could not allocate: the first failure is what the caller gets
+            }
         }
     }
 
@@ -189,12 +213,14 @@ public abstract class RangeLoop {
             if (isSet()) {
                 return;
             }
-            loop.participate(part); // the body's failures are recorded in the loop
+            loop.participate(part); // never throws: failures are recorded in the loop
             trySetResult(null);
         }
 
+        /** shutdownNow: stop the whole loop, not just this participant. */
         @Override
         public void abandon() {
+            loop.fail(new CancellationException("the pool was shut down during the loop"));
             tryCancel();
         }
     }

@@ -10,7 +10,8 @@ import java.lang.invoke.VarHandle;
  *
  * <h2>State and invariants</h2>
  * The unconsumed part is {@code [base + lo, base + hi)}; {@code lo} and {@code hi} are offsets
- * below 2^31, packed into one {@code long} ({@code lo} in the upper half). Every change is a CAS
+ * of at most {@link #MAX_LENGTH} (2^30), packed into one {@code long} ({@code lo} in the upper
+ * half). Every change is a CAS
  * on that word: the owner advances {@code lo} by one batch, a thief lowers {@code hi} to the
  * middle of what is left and takes {@code [mid, hi)}. So {@code lo} only grows, {@code hi} only
  * shrinks, and each index is handed out by exactly one successful CAS: nobody ever takes an index
