@@ -101,8 +101,26 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
      * @throws CompletionException   wrapping a checked exception thrown by {@code compute}
      */
     public final T join() {
-        awaitDone();
+        if (!isSet()) {
+            Worker w = Worker.current();
+            if (w != null && w.tryUnfork(this)) {
+                return runHere(); // nobody stole it: the common case
+            }
+            awaitDone();
+        }
         return report();
+    }
+
+    /** Runs the task in the joiner's thread and returns its outcome without re-reading it. */
+    private T runHere() {
+        T r;
+        try {
+            r = compute();
+        } catch (Throwable ex) {
+            trySetFailure(ex);
+            return report(); // whichever outcome won: ours, or a concurrent cancel/complete
+        }
+        return trySetResult(r) ? r : report();
     }
 
     /**
