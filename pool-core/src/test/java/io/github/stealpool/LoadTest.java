@@ -168,6 +168,40 @@ class LoadTest {
         }
     }
 
+    /**
+     * Regression: a worker that took a batch from the injection queue announced the part it
+     * pushed on its deque with one notice, which woke one sleeper; a second sleeper that had
+     * looked while the batch was in the worker's hands stayed asleep next to a stealable task.
+     * Here every round submits as many blocking tasks as there are workers, from one thread (one
+     * stripe, so one batch): each must get a worker of its own.
+     */
+    @ParameterizedTest(name = "parallelism={0}")
+    @ValueSource(ints = {2, 3, 4})
+    void aBatchOfBlockingTasksGetsAllTheWorkers(int parallelism) throws Exception {
+        // A fresh pool each round: its workers are on their way to sleep when the batch lands,
+        // which is the window the bug needed.
+        for (int round = 0; round < 400; round++) {
+            try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(parallelism).build()) {
+                CountDownLatch started = new CountDownLatch(parallelism);
+                CountDownLatch release = new CountDownLatch(1);
+                for (int i = 0; i < parallelism; i++) {
+                    pool.execute(() -> {
+                        started.countDown();
+                        try {
+                            release.await(HANG, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    });
+                }
+                boolean allStarted = started.await(HANG, TimeUnit.SECONDS);
+                String state = pool.toString();
+                release.countDown();
+                assertTrue(allStarted, "round " + round + ": a task waited behind blocked workers while one slept: " + state);
+            }
+        }
+    }
+
     @Test
     void aParkedPoolHasAllItsWorkersWaiting() throws Exception {
         RecordingThreadFactory threads = new RecordingThreadFactory();

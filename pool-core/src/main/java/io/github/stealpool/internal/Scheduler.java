@@ -203,13 +203,20 @@ public final class Scheduler {
         sleep.notifyNewJob();
     }
 
-    /**
-     * A worker moved queued tasks into its own deque: announce them like fresh pushes, so a
-     * worker that missed them in the injection queue while falling asleep is woken (Sleep).
-     */
+    /** A worker pushed a task on its own deque: announce it (Sleep's protocol, per job). */
     void announceLocalJobs() {
         VarHandle.fullFence();
         sleep.notifyNewJob();
+    }
+
+    /**
+     * A worker moved {@code jobs} queued tasks into its own deque. While it held them (polled
+     * from the injection queue, not yet pushed) they were visible nowhere, so a worker could fall
+     * asleep in between: announce each like a fresh push, one notice per job.
+     */
+    void announceLocalJobs(int jobs) {
+        VarHandle.fullFence();
+        sleep.notifyNewJobs(jobs);
     }
 
     private void pushExternal(Runnable task) {

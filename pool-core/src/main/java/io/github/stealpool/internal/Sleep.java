@@ -211,6 +211,22 @@ public final class Sleep extends SleepCtl {
         }
     }
 
+    /**
+     * As {@link #notifyNewJob()} for {@code jobs} jobs published together (a batch moved from the
+     * injection queue into a deque): the proof above is per job, so each needs its own notice;
+     * one notice for the batch would wake one sleeper for several newly stealable jobs. Stops
+     * early once nobody is sleepy or asleep (later sleepers will see the jobs in their search).
+     */
+    public void notifyNewJobs(int jobs) {
+        for (int i = 0; i < jobs; i++) {
+            long c = lvCtl();
+            if ((c & (JEC_SLEEPY | SLEEPING_MASK)) == 0) {
+                return;
+            }
+            notifySlow(c);
+        }
+    }
+
     private void notifySlow(long c) {
         while ((c & JEC_SLEEPY) != 0) {
             if (casCtl(c, c + JEC_ONE)) {

@@ -299,8 +299,9 @@ public final class Worker implements Runnable {
     private Runnable scan() {
         Runnable t = scheduler.injection.poll(index + ++injectionPolls, deque);
         if (t != null) {
-            if (!deque.isEmpty()) {
-                scheduler.announceLocalJobs(); // the rest of the batch landed in our deque
+            int moved = deque.size(); // the rest of the batch landed in our (empty) deque
+            if (moved > 0) {
+                scheduler.announceLocalJobs(moved);
             }
             return t;
         }

@@ -79,6 +79,39 @@ class SleepTest {
     }
 
     @Test
+    void aBatchOfJobsWakesOneSleeperPerJob() throws Exception {
+        int n = 3;
+        Sleep sleep = new Sleep(n, () -> false);
+        AtomicInteger woken = new AtomicInteger();
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int index = i;
+            Thread t = new Thread(() -> {
+                while (!sleep.sleep(index, sleep.announceSleepy())) {
+                    Thread.onSpinWait();
+                }
+                woken.incrementAndGet();
+            });
+            threads.add(t);
+            t.start();
+        }
+        await().atMost(HANG).until(() -> sleep.sleepingWorkers() == n
+                && threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING));
+        sleep.notifyNewJobs(2); // two jobs published together: two sleepers, not one
+        assertEquals(n - 2, sleep.sleepingWorkers());
+        await().atMost(HANG).until(() -> woken.get() == 2);
+        sleep.notifyNewJobs(5); // more jobs than sleepers: wakes the last, then stops
+        assertEquals(0, sleep.sleepingWorkers());
+        for (Thread t : threads) {
+            t.join(TimeUnit.SECONDS.toMillis(30));
+            assertFalse(t.isAlive());
+        }
+        String before = sleep.toString();
+        sleep.notifyNewJobs(3); // nobody sleepy or asleep: nothing changes
+        assertEquals(before, sleep.toString());
+    }
+
+    @Test
     void anInterruptDoesNotWakeASleeper() throws Exception {
         Sleep sleep = new Sleep(1, () -> false);
         AtomicBoolean stillInterrupted = new AtomicBoolean();
