@@ -122,12 +122,7 @@ public abstract class Latch {
                 w.wake();
             }
         }
-        onSet();
         return true;
-    }
-
-    /** Called once, by the thread that set the latch, after waking the waiters. */
-    protected void onSet() {
     }
 
     /** Registers {@code w}; false if the latch is already set (then no wake-up will come). */

@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Life cycle</h2>
  * {@code runState} moves only forward: RUNNING, SHUTDOWN (no new tasks; queued ones run),
- * STOP (no new tasks; queued ones are handed back by {@link #shutdownNow()}), TERMINATED (no
+ * STOP (no new tasks; queued ones are handed back by {@link #shutdownNow()}, fork/join pieces
+ * cancelled, see {@link ForkedJob}), TERMINATED (no
  * worker left). Changes happen under {@code mainLock}, which is taken only off the hot path:
  * shutdown, a worker retiring or exiting, and a submitter that raced with shutdown.
  *
@@ -90,7 +91,7 @@ public final class Scheduler {
         // Two stripes per worker: concurrent submitters seldom share one (InjectionQueue).
         this.injection = new InjectionQueue(2 * parallelism);
         this.workers = new Worker[parallelism];
-        @SuppressWarnings("unchecked")
+        @SuppressWarnings({"unchecked", "rawtypes"}) // no generic array creation in Java
         ChaseLevDeque<Runnable>[] ds = new ChaseLevDeque[parallelism];
         for (int i = 0; i < parallelism; i++) {
             workers[i] = new Worker(this, i);

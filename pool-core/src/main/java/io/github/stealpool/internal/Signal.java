@@ -12,9 +12,4 @@ public final class Signal extends Latch {
     public void await() {
         awaitUninterruptibly();
     }
-
-    /** The pool will not run the job this signal stands for: set it so waiters stop waiting. */
-    public void cancel() {
-        tryCancel();
-    }
 }

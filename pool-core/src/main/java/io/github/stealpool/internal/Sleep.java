@@ -240,37 +240,34 @@ public final class Sleep extends SleepCtl {
         }
     }
 
-    private boolean wakeOne() {
+    private void wakeOne() {
         // Start anywhere, so concurrent posters do not all queue on the first worker's lock.
         int n = states.length;
         int start = n == 1 ? 0 : ThreadLocalRandom.current().nextInt(n);
         for (int k = 0; k < n; k++) {
-            SleepState s = states[(start + k) % n];
-            s.lock.lock();
-            try {
-                if (s.blocked) {
-                    s.blocked = false;
-                    uncountSleeper();
-                    s.wake.signal();
-                    return true;
-                }
-            } finally {
-                s.lock.unlock();
+            if (tryWake(states[(start + k) % n])) {
+                return;
             }
         }
-        return false; // the counted sleeper backed out, or another poster woke it
+        // none blocked: the counted sleeper backed out, or another poster woke it
     }
 
     /** Wakes worker {@code index} if it is blocked (its latch was set). */
     public void wakeWorker(int index) {
-        SleepState s = states[index];
+        tryWake(states[index]);
+    }
+
+    /** Unblocks {@code s} and uncounts it, if it is blocked; true if it was. */
+    private boolean tryWake(SleepState s) {
         s.lock.lock();
         try {
-            if (s.blocked) {
-                s.blocked = false;
-                uncountSleeper();
-                s.wake.signal();
+            if (!s.blocked) {
+                return false;
             }
+            s.blocked = false;
+            uncountSleeper();
+            s.wake.signal();
+            return true;
         } finally {
             s.lock.unlock();
         }

@@ -232,11 +232,6 @@ public final class Worker implements Runnable {
         }
     }
 
-    /** This worker's index in its pool, in {@code [0, parallelism)}. */
-    public int index() {
-        return index;
-    }
-
     @Override
     public void run() {
         boolean foreignThread = !(Thread.currentThread() instanceof WorkerThread);

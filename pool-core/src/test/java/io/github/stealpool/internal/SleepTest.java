@@ -49,20 +49,7 @@ class SleepTest {
         int n = 3;
         Sleep sleep = new Sleep(n, () -> false);
         AtomicInteger woken = new AtomicInteger();
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            int index = i;
-            Thread t = new Thread(() -> {
-                while (!sleep.sleep(index, sleep.announceSleepy())) {
-                    Thread.onSpinWait(); // another worker's announcement moved the counter
-                }
-                woken.incrementAndGet();
-            }, "sleeper-" + i);
-            threads.add(t);
-            t.start();
-        }
-        await().atMost(HANG).until(() -> sleep.sleepingWorkers() == n
-                && threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING));
+        List<Thread> threads = startSleepers(sleep, n, woken);
         sleep.notifyNewJob(); // the waker uncounts the sleeper before it returns
         assertEquals(n - 1, sleep.sleepingWorkers());
         await().atMost(HANG).until(() -> woken.get() == 1);
@@ -83,20 +70,7 @@ class SleepTest {
         int n = 3;
         Sleep sleep = new Sleep(n, () -> false);
         AtomicInteger woken = new AtomicInteger();
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            int index = i;
-            Thread t = new Thread(() -> {
-                while (!sleep.sleep(index, sleep.announceSleepy())) {
-                    Thread.onSpinWait();
-                }
-                woken.incrementAndGet();
-            });
-            threads.add(t);
-            t.start();
-        }
-        await().atMost(HANG).until(() -> sleep.sleepingWorkers() == n
-                && threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING));
+        List<Thread> threads = startSleepers(sleep, n, woken);
         sleep.notifyNewJobs(2); // two jobs published together: two sleepers, not one
         assertEquals(n - 2, sleep.sleepingWorkers());
         await().atMost(HANG).until(() -> woken.get() == 2);
@@ -164,4 +138,24 @@ class SleepTest {
     void rejectsABadWorkerCount() {
         assertThrows(IllegalArgumentException.class, () -> new Sleep(0, () -> false));
     }
+
+    /** Starts one thread per worker index that sleeps until woken; returns once all are blocked. */
+    private static List<Thread> startSleepers(Sleep sleep, int n, AtomicInteger woken) {
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int index = i;
+            Thread t = new Thread(() -> {
+                while (!sleep.sleep(index, sleep.announceSleepy())) {
+                    Thread.onSpinWait(); // another worker's announcement moved the counter
+                }
+                woken.incrementAndGet();
+            }, "sleeper-" + i);
+            threads.add(t);
+            t.start();
+        }
+        await().atMost(HANG).until(() -> sleep.sleepingWorkers() == n
+                && threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING));
+        return threads;
+    }
+
 }
