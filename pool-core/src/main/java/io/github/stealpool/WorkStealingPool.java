@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -501,17 +502,36 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         return scheduler.parallelism();
     }
 
-    /** Workers parked right now (for tests until the statistics API arrives). */
+    /** Workers parked right now. */
     int sleepingWorkers() {
         return scheduler.sleepingWorkers();
+    }
+
+    /**
+     * A snapshot of what the pool has done and what it looks like now: tasks completed and
+     * submitted, steals, parks, wake-ups, parked time, queued tasks, active and parked workers.
+     * Cheap enough to call every second; it never stops the pool. See {@link PoolStats} for
+     * what each figure means and how exact it is.
+     */
+    public PoolStats stats() {
+        return scheduler.statistics();
+    }
+
+    /**
+     * A stage that completes when the pool has terminated (every worker thread has ended, after
+     * {@link #shutdown()} or {@link #shutdownNow()}), for releasing what was attached to the
+     * pool, such as its metrics. Actions attached to it run on the thread that terminated the
+     * pool (often its last worker) unless given an executor: keep them short. It never completes
+     * exceptionally.
+     */
+    public CompletionStage<Void> terminationFuture() {
+        return scheduler.terminationFuture().minimalCompletionStage();
     }
 
     @Override
     public String toString() {
         return "WorkStealingPool[" + scheduler.name() + ", " + scheduler.runStateName()
-                + ", parallelism = " + scheduler.parallelism()
-                + ", queued tasks ~ " + scheduler.queuedTasks()
-                + ", sleeping workers = " + scheduler.sleepingWorkers() + "]";
+                + ", parallelism = " + scheduler.parallelism() + ", " + scheduler.statistics() + "]";
     }
 
     // ------------------------------------------------------------------ builder

@@ -175,6 +175,19 @@ public final class InjectionQueue {
     }
 
     /**
+     * Tasks ever offered, read from each stripe's producer index (JCTools'
+     * {@code currentProducerIndex()}, a volatile read), so counting submissions costs the
+     * producers nothing. Never decreases.
+     */
+    public long offeredCount() {
+        long n = 0;
+        for (Stripe s : stripes) {
+            n += s.queue.currentProducerIndex();
+        }
+        return n;
+    }
+
+    /**
      * Moves every queued task to {@code sink} and returns how many (shutdownNow, and settling a
      * submission that raced with it). Waits for a worker that is taking a batch.
      */

@@ -3,11 +3,13 @@ package io.github.stealpool.internal;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import io.github.stealpool.PoolStats;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,7 +74,20 @@ public final class Scheduler {
 
     private final ReentrantLock mainLock = new ReentrantLock();
     private final Condition termination = mainLock.newCondition();
-    private int liveWorkers; // guarded by mainLock
+    /** Written under mainLock; volatile so statistics can read it without the lock. */
+    private volatile int liveWorkers;
+    /** Completed after termination, outside mainLock, so callbacks cannot block the pool. */
+    private final CompletableFuture<Void> terminated = new CompletableFuture<>();
+
+    /**
+     * Offers to the injection queue that were not submissions: tasks put back while settling a
+     * race with shutdownNow, a dead worker's tasks handed on, and late tasks rejected after
+     * their offer. Subtracted from the queue's offer count. Written under mainLock.
+     */
+    private volatile long offersNotSubmitted;
+    /** Largest external-submission count reported: keeps the reported counter monotonic. */
+    private long externalReported; // guarded by statsLock
+    private final Object statsLock = new Object();
 
     /**
      * @param parallelism    number of workers
@@ -116,6 +131,7 @@ public final class Scheduler {
             }
         } catch (RuntimeException | Error e) {
             runState = TERMINATED; // nothing was started
+            fireTermination();
             throw e;
         }
         mainLock.lock();
@@ -141,6 +157,7 @@ public final class Scheduler {
             }
         } finally {
             mainLock.unlock();
+            fireTermination();
         }
     }
 
@@ -199,8 +216,9 @@ public final class Scheduler {
         }
         VarHandle.fullFence(); // order the deque's release store before the reads below (Sleep)
         if (runState != RUNNING) {
-            settleLate(task);
+            settleLate(task, false);
         }
+        w.stats.incSubmitted();
         sleep.notifyNewJob();
     }
 
@@ -226,7 +244,7 @@ public final class Scheduler {
         }
         injection.offer(task); // a CAS: sequentially consistent
         if (runState != RUNNING) {
-            settleLate(task);
+            settleLate(task, true);
         }
         sleep.notifyNewJob();
     }
@@ -239,7 +257,7 @@ public final class Scheduler {
      * keep ours (and reject it), and put the rest back for their submitters to find. Not found
      * means a worker took it and runs it: accepted.
      */
-    private void settleLate(Runnable task) {
+    private void settleLate(Runnable task, boolean external) {
         mainLock.lock();
         try {
             if (runState < STOP) {
@@ -247,13 +265,13 @@ public final class Scheduler {
             }
             List<Runnable> stranded = new ArrayList<>();
             sweepQueues(stranded);
-            boolean mine = false;
+            boolean mine = removeSame(stranded, task);
+            // Each offer below repeats one counted before, and ours, if rejected, was no
+            // submission (a local one was never counted). Subtracted before the offers, so a
+            // concurrent reading errs low, which statistics() clamps.
+            offersNotSubmitted += stranded.size() + (mine && external ? 1 : 0);
             for (Runnable r : stranded) {
-                if (!mine && r == task) {
-                    mine = true;
-                } else {
-                    injection.offer(r);
-                }
+                injection.offer(r);
             }
             if (mine) {
                 throw rejected();
@@ -261,6 +279,17 @@ public final class Scheduler {
         } finally {
             mainLock.unlock();
         }
+    }
+
+    /** Removes {@code task} itself (not an equal one) from {@code list}; true if it was there. */
+    private static boolean removeSame(List<Runnable> list, Runnable task) {
+        for (int i = 0; i < list.size(); i++) {
+            if (list.get(i) == task) {
+                list.remove(i);
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Moves every queued task, from the injection queue and every deque, to {@code sink}. */
@@ -335,6 +364,7 @@ public final class Scheduler {
             return true;
         } finally {
             mainLock.unlock();
+            fireTermination();
         }
     }
 
@@ -355,8 +385,14 @@ public final class Scheduler {
                 } catch (Throwable e) {
                     LOG.error("{}: could not replace worker {}", name, w.index, e);
                 }
-                // Still the deque's owner: hand its tasks to the other workers.
+                // Still the deque's owner: hand its tasks to the other workers. Not new
+                // submissions: uncount them before the offers (see settleLate).
+                List<Runnable> orphans = new ArrayList<>();
                 for (Runnable t; (t = w.deque.pop()) != null; ) {
+                    orphans.add(t);
+                }
+                offersNotSubmitted += orphans.size();
+                for (Runnable t : orphans) {
                     injection.offer(t);
                 }
                 sleep.notifyNewJob();
@@ -364,6 +400,7 @@ public final class Scheduler {
             workerGone();
         } finally {
             mainLock.unlock();
+            fireTermination();
         }
     }
 
@@ -386,6 +423,22 @@ public final class Scheduler {
         termination.signalAll();
     }
 
+    /** After releasing mainLock: completes {@link #terminationFuture()} once terminated. */
+    private void fireTermination() {
+        if (runState == TERMINATED && !terminated.isDone()) {
+            terminated.complete(null);
+        }
+    }
+
+    /**
+     * Completes when the scheduler has terminated, on the thread that terminated it (the last
+     * worker to exit, or the caller of shutdown). Dependent actions run there, after every lock
+     * is released.
+     */
+    public CompletableFuture<Void> terminationFuture() {
+        return terminated;
+    }
+
     // ------------------------------------------------------------------ life cycle
 
     public void shutdown() {
@@ -399,6 +452,7 @@ public final class Scheduler {
             }
         } finally {
             mainLock.unlock();
+            fireTermination();
         }
         sleep.wakeAll();
     }
@@ -425,6 +479,7 @@ public final class Scheduler {
             }
         } finally {
             mainLock.unlock();
+            fireTermination();
         }
         sleep.wakeAll();
         Thread self = Thread.currentThread();
@@ -474,6 +529,39 @@ public final class Scheduler {
 
     public int sleepingWorkers() {
         return sleep.sleepingWorkers();
+    }
+
+    /**
+     * A snapshot of the statistics: the workers' counters summed, the idle totals, and the
+     * current levels. Each figure is read without stopping the pool, so they are exact only
+     * while it is quiescent; each counter on its own never decreases between snapshots.
+     */
+    public PoolStats statistics() {
+        long completed = 0;
+        long fromWorkers = 0;
+        long steals = 0;
+        long attempts = 0;
+        for (Worker w : workers) {
+            WorkerStats st = w.stats;
+            completed += st.completed();
+            fromWorkers += st.submitted();
+            steals += st.steals();
+            attempts += st.stealAttempts();
+        }
+        long[] idle = sleep.idleTotals();
+        long external;
+        synchronized (statsLock) {
+            // offersNotSubmitted is raised just before the offers it accounts for, and is read
+            // after the offer count (left operand first), so a reading can err low but never
+            // high; never report less than was reported before.
+            external = Math.max(externalReported, injection.offeredCount() - offersNotSubmitted);
+            externalReported = external;
+        }
+        int size = liveWorkers;
+        int parked = sleep.sleepingWorkers();
+        return new PoolStats(completed, external, fromWorkers, steals, attempts,
+                idle[0], idle[1], idle[2], queuedTasks(), Math.max(0, size - parked), parked,
+                size, workers.length);
     }
 
     public String runStateName() {

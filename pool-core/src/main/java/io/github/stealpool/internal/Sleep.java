@@ -60,8 +60,8 @@ import java.util.function.BooleanSupplier;
  * One job wakes at most one worker; {@link #wakeAll()} is only for shutdown.
  *
  * <h2>Orderings</h2>
- * {@code ctl}: volatile read and CAS (sequentially consistent). {@code blocked}: guarded by its
- * worker's lock.
+ * {@code ctl}: volatile read and CAS (sequentially consistent). {@code blocked} and the idle
+ * statistics (parks, wake-ups, parked time): guarded by their worker's lock.
  */
 public final class Sleep extends SleepCtl {
 
@@ -82,11 +82,20 @@ public final class Sleep extends SleepCtl {
         }
     }
 
-    /** Per-worker sleep state; the lock is taken only on the idle path. */
+    /**
+     * Per-worker sleep state; the lock is taken only on the idle path. The statistics are
+     * guarded by the lock too: a reader takes it (the sleeper releases it while blocked), so it
+     * sees a park's time either still under way or already added, never both or neither.
+     */
     private static final class SleepState {
         final ReentrantLock lock = new ReentrantLock();
         final Condition wake = lock.newCondition();
         boolean blocked; // guarded by lock
+        long parks; // guarded by lock
+        long wakeups; // guarded by lock
+        long parkedNanos; // guarded by lock: parks that ended
+        boolean parked; // guarded by lock
+        long parkStart; // guarded by lock: System.nanoTime() when the current park began
     }
 
     private final SleepState[] states;
@@ -176,28 +185,41 @@ public final class Sleep extends SleepCtl {
                 return false;
             }
             s.blocked = true;
-            do {
-                if (!interruptible) {
-                    // An interrupt aimed at a task must not wake an idle worker into a spin; the
-                    // worker clears its interrupt status before it runs the next task.
-                    s.wake.awaitUninterruptibly();
-                    continue;
-                }
-                try {
-                    s.wake.await();
-                } catch (InterruptedException e) {
-                    if (s.blocked) { // nobody woke us: uncount ourselves, as a waker would
-                        s.blocked = false;
-                        uncountSleeper();
-                    }
-                    Thread.currentThread().interrupt();
-                    return true;
-                }
-            } while (s.blocked);
-            return true;
+            s.parks++;
+            s.parked = true;
+            s.parkStart = System.nanoTime();
+            try {
+                return block(s, interruptible);
+            } finally {
+                s.parked = false;
+                s.parkedNanos += System.nanoTime() - s.parkStart;
+            }
         } finally {
             s.lock.unlock();
         }
+    }
+
+    /** Blocks on {@code s.wake} (its lock held) until woken; see {@link #sleep}. */
+    private boolean block(SleepState s, boolean interruptible) {
+        do {
+            if (!interruptible) {
+                // An interrupt aimed at a task must not wake an idle worker into a spin; the
+                // worker clears its interrupt status before it runs the next task.
+                s.wake.awaitUninterruptibly();
+                continue;
+            }
+            try {
+                s.wake.await();
+            } catch (InterruptedException e) {
+                if (s.blocked) { // nobody woke us: uncount ourselves, as a waker would
+                    s.blocked = false;
+                    uncountSleeper();
+                }
+                Thread.currentThread().interrupt();
+                return true;
+            }
+        } while (s.blocked);
+        return true;
     }
 
     /**
@@ -265,6 +287,7 @@ public final class Sleep extends SleepCtl {
                 return false;
             }
             s.blocked = false;
+            s.wakeups++;
             uncountSleeper();
             s.wake.signal();
             return true;
@@ -278,6 +301,30 @@ public final class Sleep extends SleepCtl {
         for (int i = 0; i < states.length; i++) {
             wakeWorker(i);
         }
+    }
+
+    /**
+     * Adds up the idle statistics of every worker: {@code [parks, wake-ups, parked nanoseconds]},
+     * the last including parks still under way. Takes each worker's lock in turn, briefly.
+     */
+    public long[] idleTotals() {
+        long parks = 0;
+        long wakeups = 0;
+        long nanos = 0;
+        for (SleepState s : states) {
+            s.lock.lock();
+            try {
+                parks += s.parks;
+                wakeups += s.wakeups;
+                nanos += s.parkedNanos;
+                if (s.parked) {
+                    nanos += Math.max(0L, System.nanoTime() - s.parkStart);
+                }
+            } finally {
+                s.lock.unlock();
+            }
+        }
+        return new long[] {parks, wakeups, nanos};
     }
 
     /** Number of workers counted as sleeping right now. */

@@ -53,6 +53,8 @@ public final class Worker implements Runnable {
     final Scheduler scheduler;
     final int index;
     final ChaseLevDeque<Runnable> deque = new ChaseLevDeque<>();
+    /** This worker's hot-path counters; written by its thread only. */
+    final WorkerStats stats = new WorkerStats();
 
     /** The thread running this worker; replaced if the thread dies abnormally. */
     volatile Thread thread;
@@ -103,12 +105,20 @@ public final class Worker implements Runnable {
             return;
         }
         deque.push(job);
+        stats.incSubmitted();
         scheduler.announceLocalJobs();
     }
 
-    /** Called on this worker's thread: takes {@code job} back if nobody stole it yet. */
+    /**
+     * Called on this worker's thread: takes {@code job} back if nobody stole it yet. The caller
+     * runs it at once, so it counts as completed here.
+     */
     public boolean tryUnfork(Runnable job) {
-        return deque.tryUnpush(job);
+        if (deque.tryUnpush(job)) {
+            stats.incCompleted();
+            return true;
+        }
+        return false;
     }
 
     /**
@@ -216,6 +226,7 @@ public final class Worker implements Runnable {
         taskFloor = deque.bottomIndex();
         try {
             scheduler.runTask(t);
+            stats.incCompleted();
         } catch (StackOverflowError e) {
             // Out of stack before the task could even start (its own failures are caught
             // inside): fail it rather than lose it, so whoever joins it is released.
@@ -268,6 +279,7 @@ public final class Worker implements Runnable {
             }
             taskFloor = deque.bottomIndex();
             s.runTask(task);
+            stats.incCompleted();
         }
     }
 
@@ -310,20 +322,25 @@ public final class Worker implements Runnable {
             return null;
         }
         int i = nextVictim(n);
+        int looks = 0;
         for (int k = 0; k < n; k++, i = (i + 1 == n) ? 0 : i + 1) {
             if (i == index) {
                 continue;
             }
             ChaseLevDeque<Runnable> victim = ds[i];
+            looks++;
             // A null from steal() with the deque still non-empty means another thread won the
             // race for that element: it made progress, so retrying here is lock-free.
             while (!victim.isEmpty()) {
                 Runnable t = victim.steal();
                 if (t != null) {
+                    stats.addStealAttempts(looks);
+                    stats.incSteals();
                     return t;
                 }
             }
         }
+        stats.addStealAttempts(looks); // one write per sweep, not one per victim
         return null;
     }
 

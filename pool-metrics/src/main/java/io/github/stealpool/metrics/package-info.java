@@ -1,5 +1,5 @@
 /**
- * Micrometer meters for {@code WorkStealingPool}. The binder arrives with the metrics issue;
- * this module already fixes the coordinates and the dependency on micrometer-core.
+ * Micrometer meters for {@link io.github.stealpool.WorkStealingPool}: see
+ * {@link io.github.stealpool.metrics.WorkStealingPoolMetrics}.
  */
 package io.github.stealpool.metrics;

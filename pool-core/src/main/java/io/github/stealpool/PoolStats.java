@@ -1,0 +1,80 @@
+package io.github.stealpool;
+
+import java.time.Duration;
+
+/**
+ * An immutable snapshot of a {@link WorkStealingPool}'s statistics, from
+ * {@link WorkStealingPool#stats()}.
+ *
+ * <p>The counters only grow over a pool's life; the levels are what the pool looked like at the
+ * moment of reading. Everything is read while the pool runs, without stopping it, so figures
+ * are exact only when the pool is quiescent (as {@code ForkJoinPool.getStealCount()} is): a
+ * task may be counted as completed before the matching submission is, and the levels are
+ * approximate while tasks move.
+ *
+ * <p>The hot-path counters ({@code completedTasks}, {@code workerSubmissions}, {@code steals},
+ * {@code stealAttempts}) are kept per worker and summed on read; starting the JVM with
+ * {@code -Dstealpool.statistics=false} turns them off (they then read 0), which exists to
+ * measure what they cost.
+ *
+ * @param completedTasks      tasks run to the end, normally or exceptionally (forks taken back
+ *                            by the worker that made them and run there included)
+ * @param externalSubmissions tasks submitted from threads outside the pool (through the
+ *                            injection queue)
+ * @param workerSubmissions   tasks submitted by the pool's own workers: {@code execute} or
+ *                            {@code submit} inside a task, {@code fork}, {@code join}, scopes and
+ *                            range loops
+ * @param steals              tasks a worker took from another worker's deque (not counting
+ *                            tasks taken from the injection queue)
+ * @param stealAttempts       looks into another worker's deque, successful or not
+ * @param parks               times a worker parked because it found nothing to do
+ * @param wakeups             parked workers woken (by a new task, a finished join, or shutdown)
+ * @param parkedNanos         total time workers spent parked, including parks still under way
+ * @param queuedTasks         tasks waiting in the injection queue and in the workers' deques
+ *                            (approximate)
+ * @param activeWorkers       workers not parked: running a task or looking for one, as
+ *                            {@code ForkJoinPool.getActiveThreadCount()}
+ * @param parkedWorkers       workers parked
+ * @param poolSize            worker threads alive
+ * @param parallelism         the configured number of workers
+ */
+public record PoolStats(
+        long completedTasks,
+        long externalSubmissions,
+        long workerSubmissions,
+        long steals,
+        long stealAttempts,
+        long parks,
+        long wakeups,
+        long parkedNanos,
+        long queuedTasks,
+        int activeWorkers,
+        int parkedWorkers,
+        int poolSize,
+        int parallelism) {
+
+    /** All submissions: external plus from workers. */
+    public long submittedTasks() {
+        return externalSubmissions + workerSubmissions;
+    }
+
+    /** {@link #parkedNanos()} as a Duration. */
+    public Duration parkedTime() {
+        return Duration.ofNanos(parkedNanos);
+    }
+
+    /** A one-line summary, such as {@code completed=1200 submitted=1200 (external 200, ...)}. */
+    @Override
+    public String toString() {
+        return "completed=" + completedTasks
+                + " submitted=" + submittedTasks()
+                + " (external " + externalSubmissions + ", worker " + workerSubmissions + ")"
+                + " steals=" + steals + "/" + stealAttempts + " attempts"
+                + " parks=" + parks
+                + " wakeups=" + wakeups
+                + " parked=" + String.format(java.util.Locale.ROOT, "%.3fs", parkedNanos / 1e9)
+                + " queued~" + queuedTasks
+                + " workers: active=" + activeWorkers + " parked=" + parkedWorkers
+                + " size=" + poolSize + "/" + parallelism;
+    }
+}

@@ -1,0 +1,119 @@
+package io.github.stealpool.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The counters one worker keeps on its hot path: tasks it completed, tasks it pushed on its own
+ * deque, and its steals. Summed on read by {@link Scheduler#statistics()}.
+ *
+ * <h2>Threading and orderings</h2>
+ * <ul>
+ *   <li>Written only by the owning worker's thread: an increment is a plain read of the field
+ *       (nobody else writes it) and an opaque write. Opaque costs what a plain store costs on
+ *       every mainstream CPU, but unlike a plain {@code long} store it cannot tear (JLS 17.7),
+ *       so a reader never sees half an update.</li>
+ *   <li>Read by any thread with {@code getOpaque}: each read returns a value the owner wrote, and
+ *       successive reads of one counter never go backwards (opaque is coherent per variable).
+ *       Nothing orders one counter against another, so a snapshot is only quiescently exact,
+ *       like {@code ForkJoinPool.getStealCount()}.</li>
+ *   <li>The fields sit between two blocks of padding (superclass fields come first, and the JVM
+ *       never interleaves levels), so a worker bumping its counters never invalidates the cache
+ *       line of another worker's counters or of anything a thief reads.</li>
+ * </ul>
+ *
+ * <h2>Turning them off</h2>
+ * {@link #ENABLED} is read once from the system property {@code stealpool.statistics}
+ * ({@code false} turns these counters off). It is a static final, so the JIT folds the checks and
+ * a pool without statistics runs exactly the code it would without this class. It exists to
+ * measure what counting costs (pool-bench {@code StatisticsCostBenchmark}); the idle-side
+ * statistics in {@link Sleep} are off the hot path and always kept.
+ */
+public final class WorkerStats extends WorkerStatsPad1 {
+
+    /** False when the JVM was started with {@code -Dstealpool.statistics=false}. */
+    public static final boolean ENABLED =
+            !"false".equalsIgnoreCase(System.getProperty("stealpool.statistics"));
+
+    private static final VarHandle COMPLETED;
+    private static final VarHandle SUBMITTED;
+    private static final VarHandle STEALS;
+    private static final VarHandle STEAL_ATTEMPTS;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            COMPLETED = l.findVarHandle(WorkerStatsCounters.class, "completed", long.class);
+            SUBMITTED = l.findVarHandle(WorkerStatsCounters.class, "submitted", long.class);
+            STEALS = l.findVarHandle(WorkerStatsCounters.class, "steals", long.class);
+            STEAL_ATTEMPTS = l.findVarHandle(WorkerStatsCounters.class, "stealAttempts", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    // Owner only.
+
+    void incCompleted() {
+        if (ENABLED) {
+            COMPLETED.setOpaque(this, completed + 1);
+        }
+    }
+
+    void incSubmitted() {
+        if (ENABLED) {
+            SUBMITTED.setOpaque(this, submitted + 1);
+        }
+    }
+
+    void incSteals() {
+        if (ENABLED) {
+            STEALS.setOpaque(this, steals + 1);
+        }
+    }
+
+    void addStealAttempts(long n) {
+        if (ENABLED) {
+            STEAL_ATTEMPTS.setOpaque(this, stealAttempts + n);
+        }
+    }
+
+    // Any thread.
+
+    long completed() {
+        return (long) COMPLETED.getOpaque(this);
+    }
+
+    long submitted() {
+        return (long) SUBMITTED.getOpaque(this);
+    }
+
+    long steals() {
+        return (long) STEALS.getOpaque(this);
+    }
+
+    long stealAttempts() {
+        return (long) STEAL_ATTEMPTS.getOpaque(this);
+    }
+}
+
+abstract class WorkerStatsPad0 {
+    long p00, p01, p02, p03, p04, p05, p06, p07;
+    long p08, p09, p0a, p0b, p0c, p0d, p0e, p0f;
+}
+
+abstract class WorkerStatsCounters extends WorkerStatsPad0 {
+    /** Tasks this worker ran to the end (normally or not), plus forks it took back and ran. */
+    long completed;
+    /** Tasks this worker pushed on its own deque: execute/submit from a task, fork, join. */
+    long submitted;
+    /** Tasks taken from another worker's deque. */
+    long steals;
+    /** Looks into another worker's deque, successful or not. */
+    long stealAttempts;
+}
+
+abstract class WorkerStatsPad1 extends WorkerStatsCounters {
+    long p10, p11, p12, p13, p14, p15, p16, p17;
+    long p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
+}

@@ -1,0 +1,205 @@
+package io.github.stealpool;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.ToLongFunction;
+import org.junit.jupiter.api.Test;
+
+/** The statistics move as a scripted workload says they must. */
+class PoolStatsTest {
+
+    private static final Duration HANG = Duration.ofSeconds(30);
+
+    private static WorkStealingPool pool(int parallelism) {
+        return WorkStealingPool.builder().parallelism(parallelism).build();
+    }
+
+    @Test
+    void externalSubmitsCountAsExternal() throws Exception {
+        try (WorkStealingPool pool = pool(2)) {
+            int n = 1000;
+            CountDownLatch done = new CountDownLatch(n);
+            for (int i = 0; i < n; i++) {
+                pool.execute(done::countDown);
+            }
+            assertTrue(done.await(HANG.toSeconds(), TimeUnit.SECONDS));
+            // A task counts as completed just after it returns.
+            await().atMost(HANG).until(() -> pool.stats().completedTasks() == n);
+            PoolStats s = pool.stats();
+            assertEquals(n, s.externalSubmissions(), s::toString);
+            assertEquals(0, s.workerSubmissions(), s::toString);
+            assertEquals(n, s.submittedTasks(), s::toString);
+            assertEquals(0, s.queuedTasks(), s::toString);
+            assertEquals(2, s.parallelism());
+            assertEquals(2, s.poolSize());
+        }
+    }
+
+    @Test
+    void tasksSubmittedInsideThePoolCountAsWorkerSubmissions() throws Exception {
+        try (WorkStealingPool pool = pool(2)) {
+            int children = 100;
+            CountDownLatch done = new CountDownLatch(children);
+            pool.execute(() -> {
+                for (int i = 0; i < children; i++) {
+                    pool.execute(done::countDown);
+                }
+            });
+            assertTrue(done.await(HANG.toSeconds(), TimeUnit.SECONDS));
+            await().atMost(HANG).until(() -> pool.stats().completedTasks() == children + 1);
+            PoolStats s = pool.stats();
+            assertEquals(1, s.externalSubmissions(), s::toString);
+            assertEquals(children, s.workerSubmissions(), s::toString);
+        }
+    }
+
+    @Test
+    void aForkRunByAnotherWorkerCountsAsASteal() throws Exception {
+        try (WorkStealingPool pool = pool(2)) {
+            AtomicReference<Thread> forker = new AtomicReference<>();
+            AtomicReference<Thread> runner = new AtomicReference<>();
+            CountDownLatch ranElsewhere = new CountDownLatch(1);
+            pool.execute(() -> {
+                forker.set(Thread.currentThread());
+                pool.execute(() -> { // on this worker's deque
+                    runner.set(Thread.currentThread());
+                    ranElsewhere.countDown();
+                });
+                try {
+                    // Blocks without helping: only the other worker, by stealing, can run it.
+                    ranElsewhere.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            assertTrue(ranElsewhere.await(HANG.toSeconds(), TimeUnit.SECONDS));
+            assertFalse(forker.get() == runner.get());
+            PoolStats s = pool.stats();
+            assertTrue(s.steals() >= 1, s::toString);
+            assertTrue(s.stealAttempts() >= s.steals(), s::toString);
+            assertEquals(1, s.workerSubmissions(), s::toString);
+        }
+    }
+
+    @Test
+    void joinTakenBackOrStolenCountsEveryHalfOnce() {
+        try (WorkStealingPool pool = pool(2)) {
+            long sum = pool.submit(new Fib(18)).join();
+            assertEquals(2584, sum);
+            await().atMost(HANG).untilAsserted(() -> {
+                PoolStats s = pool.stats();
+                // Each fork is completed once: by a thief, or by its forker after taking it back.
+                assertEquals(s.submittedTasks(), s.completedTasks(), s::toString);
+            });
+        }
+    }
+
+    @Test
+    void anIdlePoolParksAndItsParkedTimeGrowsWhileItSleeps() {
+        try (WorkStealingPool pool = pool(2)) {
+            await().atMost(HANG).until(() -> pool.stats().parkedWorkers() == 2);
+            PoolStats before = pool.stats();
+            assertEquals(0, before.activeWorkers(), before::toString);
+            assertTrue(before.parks() >= 2, before::toString);
+            // Nothing happens in the pool, yet the parks under way are counted as they go.
+            await().atMost(HANG).until(() -> pool.stats().parkedNanos() > before.parkedNanos());
+            assertEquals(before.parks(), pool.stats().parks());
+
+            CountDownLatch ran = new CountDownLatch(1);
+            pool.execute(ran::countDown);
+            await().atMost(HANG).until(() -> ran.getCount() == 0);
+            assertTrue(pool.stats().wakeups() >= 1, () -> pool.stats().toString());
+        }
+    }
+
+    @Test
+    void countersNeverGoBackwardsWhileThePoolWorks() throws Exception {
+        List<ToLongFunction<PoolStats>> counters = List.of(
+                PoolStats::completedTasks, PoolStats::externalSubmissions,
+                PoolStats::workerSubmissions, PoolStats::steals, PoolStats::stealAttempts,
+                PoolStats::parks, PoolStats::wakeups, PoolStats::parkedNanos);
+        try (WorkStealingPool pool = pool(2)) {
+            AtomicBoolean stop = new AtomicBoolean();
+            List<Thread> load = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                Thread th = new Thread(() -> {
+                    while (!stop.get()) {
+                        for (int i = 0; i < 200; i++) {
+                            pool.execute(() -> pool.join(() -> 1, () -> 2, Integer::sum));
+                        }
+                        Thread.yield(); // let the pool run dry and park now and then
+                    }
+                });
+                th.start();
+                load.add(th);
+            }
+            PoolStats last = pool.stats();
+            for (int i = 0; i < 2000; i++) {
+                PoolStats now = pool.stats();
+                PoolStats prev = last;
+                for (ToLongFunction<PoolStats> c : counters) {
+                    long a = c.applyAsLong(prev);
+                    long b = c.applyAsLong(now);
+                    assertTrue(b >= a, () -> "went back: " + prev + " then " + now);
+                }
+                assertTrue(now.activeWorkers() + now.parkedWorkers() <= now.parallelism(), now::toString);
+                last = now;
+            }
+            stop.set(true);
+            for (Thread th : load) {
+                th.join();
+            }
+        }
+    }
+
+    @Test
+    void terminationCompletesTheFutureAndEmptiesThePool() throws Exception {
+        WorkStealingPool pool = pool(2);
+        AtomicBoolean fired = new AtomicBoolean();
+        pool.terminationFuture().thenRun(() -> fired.set(true));
+        assertFalse(fired.get());
+        pool.shutdown();
+        assertTrue(pool.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS));
+        await().atMost(HANG).untilTrue(fired);
+        PoolStats s = pool.stats();
+        assertEquals(0, s.poolSize(), s::toString);
+        assertEquals(0, s.activeWorkers(), s::toString);
+    }
+
+    @Test
+    void toStringIsOneReadableLine() {
+        try (WorkStealingPool pool = pool(1)) {
+            String line = pool.stats().toString();
+            assertFalse(line.contains("\n"), line);
+            assertTrue(line.contains("completed=0") && line.contains("steals=0/"), line);
+        }
+    }
+
+    private static final class Fib extends Task<Long> {
+        final int n;
+
+        Fib(int n) {
+            this.n = n;
+        }
+
+        @Override
+        protected Long compute() {
+            if (n < 2) {
+                return (long) n;
+            }
+            Fib f1 = new Fib(n - 1);
+            f1.fork();
+            return new Fib(n - 2).compute() + f1.join();
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package io.github.stealpool.metrics;
+
+import io.github.stealpool.PoolStats;
+import io.github.stealpool.WorkStealingPool;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.BaseUnits;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Publishes a {@link WorkStealingPool}'s statistics as Micrometer meters, in the style of
+ * Micrometer's own {@code ExecutorServiceMetrics}: every meter is tagged {@code name} (plus any
+ * extra tags), has a description, and uses Micrometer's name and base unit where Micrometer
+ * already has the meter, so a dashboard made for a {@code ForkJoinPool} or
+ * {@code ThreadPoolExecutor} works unchanged.
+ *
+ * <pre>{@code
+ * WorkStealingPool pool = WorkStealingPool.create();
+ * WorkStealingPoolMetrics.monitor(registry, pool, "requests");
+ * }</pre>
+ *
+ * <table>
+ *   <caption>Meters (Prometheus names in brackets)</caption>
+ *   <tr><td>{@code executor.completed}</td><td>counter, tasks</td>
+ *       <td>tasks finished, normally or exceptionally ({@code executor_completed_tasks_total})</td></tr>
+ *   <tr><td>{@code executor.submitted}</td><td>counter, tasks, tag {@code source=external|worker}</td>
+ *       <td>where work entered ({@code executor_submitted_tasks_total})</td></tr>
+ *   <tr><td>{@code executor.queued}</td><td>gauge, tasks</td>
+ *       <td>injection queue plus deques, approximate ({@code executor_queued_tasks})</td></tr>
+ *   <tr><td>{@code executor.active}</td><td>gauge, threads</td>
+ *       <td>workers not parked ({@code executor_active_threads})</td></tr>
+ *   <tr><td>{@code executor.pool.size}</td><td>gauge, threads</td>
+ *       <td>worker threads alive ({@code executor_pool_size_threads})</td></tr>
+ *   <tr><td>{@code executor.parallelism}</td><td>gauge, threads</td>
+ *       <td>configured workers ({@code executor_parallelism_threads})</td></tr>
+ *   <tr><td>{@code executor.steals}</td><td>counter</td>
+ *       <td>tasks taken from another worker's deque ({@code executor_steals_total})</td></tr>
+ *   <tr><td>{@code executor.steal.attempts}</td><td>counter</td>
+ *       <td>looks into another worker's deque ({@code executor_steal_attempts_total})</td></tr>
+ *   <tr><td>{@code executor.parks}</td><td>counter</td>
+ *       <td>times a worker parked ({@code executor_parks_total})</td></tr>
+ *   <tr><td>{@code executor.wakeups}</td><td>counter</td>
+ *       <td>parked workers woken ({@code executor_wakeups_total})</td></tr>
+ *   <tr><td>{@code executor.worker.idle}</td><td>counter, seconds</td>
+ *       <td>time workers spent parked ({@code executor_worker_idle_seconds_total})</td></tr>
+ * </table>
+ *
+ * <p>Each read takes one {@link WorkStealingPool#stats()} snapshot per meter; a snapshot sums a
+ * few counters per worker, so scraping costs the pool nothing on its hot paths. When the pool
+ * terminates, the meters are removed from every registry this binder was bound to (as they would
+ * otherwise report a dead pool forever).
+ */
+public final class WorkStealingPoolMetrics implements MeterBinder {
+
+    /** Tag key naming the pool, as Micrometer's executor meters use it. */
+    public static final String NAME_TAG = "name";
+
+    private final WorkStealingPool pool;
+    private final Iterable<Tag> tags;
+
+    /**
+     * @param pool the pool to publish
+     * @param name its name, the value of the {@code name} tag
+     * @param tags extra tags on every meter
+     * @throws NullPointerException if an argument is null
+     */
+    public WorkStealingPoolMetrics(WorkStealingPool pool, String name, Iterable<Tag> tags) {
+        this.pool = Objects.requireNonNull(pool, "pool");
+        Objects.requireNonNull(name, "name");
+        this.tags = Tags.concat(Objects.requireNonNull(tags, "tags"), NAME_TAG, name);
+    }
+
+    /**
+     * Binds the pool's meters to {@code registry} and returns the pool, as Micrometer's
+     * {@code ExecutorServiceMetrics.monitor} does.
+     *
+     * @param tags extra tags as key-value pairs, e.g. {@code "region", "eu"}
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if {@code tags} has an odd number of strings
+     */
+    public static WorkStealingPool monitor(MeterRegistry registry, WorkStealingPool pool, String name,
+                                           String... tags) {
+        return monitor(registry, pool, name, Tags.of(Objects.requireNonNull(tags, "tags")));
+    }
+
+    /** As {@link #monitor(MeterRegistry, WorkStealingPool, String, String...)}, with Tag objects. */
+    public static WorkStealingPool monitor(MeterRegistry registry, WorkStealingPool pool, String name,
+                                           Iterable<Tag> tags) {
+        Objects.requireNonNull(registry, "registry");
+        new WorkStealingPoolMetrics(pool, name, tags).bindTo(registry);
+        return pool;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        Objects.requireNonNull(registry, "registry");
+        List<Meter.Id> ids = new ArrayList<>();
+
+        ids.add(counter(registry, "executor.completed", BaseUnits.TASKS,
+                "Tasks the pool ran to the end, normally or exceptionally",
+                PoolStats::completedTasks, Tags.empty()));
+        // One description for both: Prometheus keeps one help text per metric family.
+        String submitted = "Tasks submitted to the pool: source=external from threads outside it,"
+                + " source=worker from its own tasks (forks, joins, loops included)";
+        ids.add(counter(registry, "executor.submitted", BaseUnits.TASKS, submitted,
+                PoolStats::externalSubmissions, Tags.of("source", "external")));
+        ids.add(counter(registry, "executor.submitted", BaseUnits.TASKS, submitted,
+                PoolStats::workerSubmissions, Tags.of("source", "worker")));
+        ids.add(counter(registry, "executor.steals", null,
+                "Tasks a worker took from another worker's deque; injection-queue pickups are not"
+                        + " counted",
+                PoolStats::steals, Tags.empty()));
+        ids.add(counter(registry, "executor.steal.attempts", null,
+                "Looks into another worker's deque, successful or not",
+                PoolStats::stealAttempts, Tags.empty()));
+        ids.add(counter(registry, "executor.parks", null,
+                "Times a worker parked because it found nothing to do",
+                PoolStats::parks, Tags.empty()));
+        ids.add(counter(registry, "executor.wakeups", null,
+                "Parked workers woken, by a new task, a finished join or shutdown",
+                PoolStats::wakeups, Tags.empty()));
+        ids.add(FunctionCounter.builder("executor.worker.idle", pool,
+                        p -> p.stats().parkedNanos() / 1e9)
+                .tags(tags)
+                .description("Time workers spent parked, including parks still under way")
+                .baseUnit("seconds") // Micrometer has no BaseUnits constant for it
+                .register(registry).getId());
+
+        ids.add(gauge(registry, "executor.queued", BaseUnits.TASKS,
+                "The approximate number of tasks that are queued for execution",
+                p -> p.stats().queuedTasks()));
+        ids.add(gauge(registry, "executor.active", BaseUnits.THREADS,
+                "The approximate number of workers that are not parked (running or seeking tasks)",
+                p -> p.stats().activeWorkers()));
+        ids.add(gauge(registry, "executor.pool.size", BaseUnits.THREADS,
+                "The current number of threads in the pool",
+                p -> p.stats().poolSize()));
+        ids.add(gauge(registry, "executor.parallelism", BaseUnits.THREADS,
+                "The targeted parallelism level of this pool",
+                p -> p.parallelism()));
+
+        // Meters of a dead pool would report its last values forever: drop them.
+        pool.terminationFuture().thenRun(() -> ids.forEach(registry::remove));
+    }
+
+    private Meter.Id counter(MeterRegistry registry, String meter, String unit, String description,
+                             ToDoubleFunction<PoolStats> value, Tags extra) {
+        return FunctionCounter.builder(meter, pool, p -> value.applyAsDouble(p.stats()))
+                .tags(tags)
+                .tags(extra)
+                .description(description)
+                .baseUnit(unit)
+                .register(registry).getId();
+    }
+
+    private Meter.Id gauge(MeterRegistry registry, String meter, String unit, String description,
+                           ToDoubleFunction<WorkStealingPool> value) {
+        return Gauge.builder(meter, pool, value)
+                .tags(tags)
+                .description(description)
+                .baseUnit(unit)
+                .register(registry).getId();
+    }
+}

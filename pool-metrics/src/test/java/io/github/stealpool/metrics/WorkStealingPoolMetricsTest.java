@@ -1,0 +1,140 @@
+package io.github.stealpool.metrics;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.stealpool.WorkStealingPool;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class WorkStealingPoolMetricsTest {
+
+    private static final Duration HANG = Duration.ofSeconds(30);
+
+    private static final Set<String> METERS = Set.of(
+            "executor.completed", "executor.submitted", "executor.queued", "executor.active",
+            "executor.pool.size", "executor.parallelism", "executor.steals",
+            "executor.steal.attempts", "executor.parks", "executor.wakeups", "executor.worker.idle");
+
+    private static Set<String> names(MeterRegistry registry) {
+        Set<String> names = new TreeSet<>();
+        for (Meter m : registry.getMeters()) {
+            names.add(m.getId().getName());
+        }
+        return names;
+    }
+
+    private static double counter(MeterRegistry r, String name, String... tags) {
+        FunctionCounter c = r.find(name).tags(tags).functionCounter();
+        assertNotNull(c, name);
+        return c.count();
+    }
+
+    @Test
+    void registersEveryMeterWithNameTagDescriptionAndUnit() {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).build()) {
+            assertSame(pool, WorkStealingPoolMetrics.monitor(registry, pool, "jobs", "region", "eu"));
+            assertEquals(METERS, names(registry));
+            assertEquals(12, registry.getMeters().size()); // submitted twice: external, worker
+            for (Meter m : registry.getMeters()) {
+                assertEquals("jobs", m.getId().getTag("name"), m.getId().toString());
+                assertEquals("eu", m.getId().getTag("region"), m.getId().toString());
+                assertNotNull(m.getId().getDescription(), m.getId().toString());
+            }
+            assertEquals("tasks", registry.get("executor.completed").meter().getId().getBaseUnit());
+            assertEquals("threads", registry.get("executor.active").meter().getId().getBaseUnit());
+            assertEquals("seconds", registry.get("executor.worker.idle").meter().getId().getBaseUnit());
+            assertEquals(2.0, registry.get("executor.parallelism").gauge().value());
+            assertEquals(2.0, registry.get("executor.pool.size").gauge().value());
+        }
+    }
+
+    @Test
+    void countersFollowTheWorkload() throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).build()) {
+            WorkStealingPoolMetrics.monitor(registry, pool, "fib");
+            long fib = pool.submit(() -> fib(pool, 20)).get(HANG.toSeconds(), TimeUnit.SECONDS);
+            assertEquals(6765, fib);
+            await().atMost(HANG).untilAsserted(() -> {
+                double submitted = counter(registry, "executor.submitted", "source", "external")
+                        + counter(registry, "executor.submitted", "source", "worker");
+                assertEquals(submitted, counter(registry, "executor.completed"));
+            });
+            assertEquals(1.0, counter(registry, "executor.submitted", "source", "external"));
+            assertTrue(counter(registry, "executor.submitted", "source", "worker") > 1000);
+            assertTrue(counter(registry, "executor.steal.attempts") >= counter(registry, "executor.steals"));
+            // Left alone, the workers park and their idle time grows.
+            await().atMost(HANG).until(() -> registry.get("executor.active").gauge().value() == 0);
+            double idle = counter(registry, "executor.worker.idle");
+            await().atMost(HANG).until(() -> counter(registry, "executor.worker.idle") > idle);
+            assertTrue(counter(registry, "executor.parks") >= 2);
+            Gauge queued = registry.get("executor.queued").gauge();
+            assertEquals(0.0, queued.value());
+        }
+    }
+
+    @Test
+    void metersAreRemovedWhenThePoolTerminates() throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).build();
+        WorkStealingPoolMetrics.monitor(registry, pool, "short-lived");
+        assertEquals(12, registry.getMeters().size());
+        pool.shutdown();
+        assertTrue(pool.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS));
+        await().atMost(HANG).until(() -> registry.getMeters().isEmpty());
+    }
+
+    @Test
+    void twoPoolsAreToldApartByName() {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        try (WorkStealingPool a = WorkStealingPool.builder().parallelism(1).build();
+             WorkStealingPool b = WorkStealingPool.builder().parallelism(3).build()) {
+            new WorkStealingPoolMetrics(a, "a", Tags.empty()).bindTo(registry);
+            new WorkStealingPoolMetrics(b, "b", List.of()).bindTo(registry);
+            assertEquals(1.0, registry.get("executor.parallelism").tag("name", "a").gauge().value());
+            assertEquals(3.0, registry.get("executor.parallelism").tag("name", "b").gauge().value());
+        }
+    }
+
+    @Test
+    void badArgumentsAreRejectedByName() {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).build()) {
+            assertMessage("registry", () -> WorkStealingPoolMetrics.monitor(null, pool, "x"));
+            assertMessage("pool", () -> WorkStealingPoolMetrics.monitor(registry, null, "x"));
+            assertMessage("name", () -> WorkStealingPoolMetrics.monitor(registry, pool, null));
+            assertMessage("tags", () -> WorkStealingPoolMetrics.monitor(registry, pool, "x", (String[]) null));
+            assertThrows(IllegalArgumentException.class,
+                    () -> WorkStealingPoolMetrics.monitor(registry, pool, "x", "odd"));
+            assertTrue(registry.getMeters().isEmpty(), "nothing registered by a failed call");
+        }
+    }
+
+    private static void assertMessage(String argument, org.junit.jupiter.api.function.Executable call) {
+        NullPointerException e = assertThrows(NullPointerException.class, call);
+        assertEquals(argument, e.getMessage());
+    }
+
+    private static long fib(WorkStealingPool pool, int n) {
+        if (n < 2) {
+            return n;
+        }
+        return pool.join(() -> fib(pool, n - 1), () -> fib(pool, n - 2), Long::sum);
+    }
+}
