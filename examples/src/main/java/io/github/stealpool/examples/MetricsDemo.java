@@ -1,0 +1,141 @@
+package io.github.stealpool.examples;
+
+import io.github.stealpool.WorkStealingPool;
+import io.github.stealpool.metrics.WorkStealingPoolMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A pool at work with its meters on a Prometheus endpoint.
+ *
+ * <pre>
+ * mvn -B -q -DskipTests -pl examples -am package exec:java \
+ *     -Dexec.mainClass=io.github.stealpool.examples.MetricsDemo -Dexec.args="--port=9464"
+ * curl -s http://127.0.0.1:9464/metrics | grep ^executor_
+ * </pre>
+ *
+ * Options: {@code --port=N} (default 9464, 0 for any free port), {@code --host=ADDRESS}
+ * (default 127.0.0.1: loopback only), {@code --seconds=N} (default 0: run until stopped).
+ * Point Prometheus at the endpoint and import {@code examples/grafana/stealpool-dashboard.json}
+ * into Grafana to watch it.
+ *
+ * <p>The workload alternates fork/join recursion (tasks pushed on the workers' own deques and
+ * stolen), bursts of small tasks from outside the pool (the injection queue), and pauses (the
+ * workers park, and the idle counter grows).
+ */
+public final class MetricsDemo implements AutoCloseable {
+
+    /** The port Prometheus' own exporters conventionally start from. */
+    static final int DEFAULT_PORT = 9464;
+
+    private final WorkStealingPool pool;
+    private final PrometheusMeterRegistry registry;
+    private final MetricsServer server;
+
+    private MetricsDemo(WorkStealingPool pool, PrometheusMeterRegistry registry, MetricsServer server) {
+        this.pool = pool;
+        this.registry = registry;
+        this.server = server;
+    }
+
+    /**
+     * Starts a pool named {@code demo}, binds its meters to a Prometheus registry and serves them.
+     *
+     * @param host        address to bind, such as 127.0.0.1
+     * @param port        port to bind; 0 for any free one
+     * @param parallelism the pool's workers
+     * @throws IOException if the address cannot be bound (the pool is then shut down)
+     */
+    public static MetricsDemo start(String host, int port, int parallelism) throws IOException {
+        WorkStealingPool pool = WorkStealingPool.builder()
+                .parallelism(parallelism).threadNamePrefix("demo").build();
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        WorkStealingPoolMetrics.monitor(registry, pool, "demo");
+        try {
+            return new MetricsDemo(pool, registry, MetricsServer.start(registry, new InetSocketAddress(host, port)));
+        } catch (IOException | RuntimeException e) {
+            pool.shutdownNow();
+            throw e;
+        }
+    }
+
+    public WorkStealingPool pool() {
+        return pool;
+    }
+
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    /** Where the meters are served. */
+    public URI uri() {
+        return server.uri();
+    }
+
+    /** Fork/join: fib(n) by recursive {@code join}, from outside the pool. */
+    public long forkJoinRound(int n) throws InterruptedException, ExecutionException {
+        return pool.submit(() -> fib(n)).get();
+    }
+
+    private long fib(int n) {
+        if (n < 20) {
+            return sequentialFib(n); // below this a task costs more than the work it carries
+        }
+        return pool.join(() -> fib(n - 1), () -> fib(n - 2), Long::sum);
+    }
+
+    private static long sequentialFib(int n) {
+        return n < 2 ? n : sequentialFib(n - 1) + sequentialFib(n - 2);
+    }
+
+    /** {@code tasks} small tasks submitted from this (outside) thread; returns when all ran. */
+    public void externalBurst(int tasks) throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(tasks);
+        for (int i = 0; i < tasks; i++) {
+            pool.execute(done::countDown);
+        }
+        done.await();
+    }
+
+    /** Stops the endpoint, then the pool (its meters leave the registry as it terminates). */
+    @Override
+    public void close() throws InterruptedException {
+        server.close();
+        pool.shutdown();
+        pool.awaitTermination(1, TimeUnit.MINUTES);
+    }
+
+    public static void main(String[] args) throws Exception {
+        String host = "127.0.0.1";
+        int port = DEFAULT_PORT;
+        long seconds = 0;
+        for (String a : args) {
+            if (a.startsWith("--port=")) {
+                port = Integer.parseInt(a.substring("--port=".length()));
+            } else if (a.startsWith("--host=")) {
+                host = a.substring("--host=".length());
+            } else if (a.startsWith("--seconds=")) {
+                seconds = Long.parseLong(a.substring("--seconds=".length()));
+            } else {
+                throw new IllegalArgumentException(
+                        "unknown option " + a + "; usage: MetricsDemo [--port=N] [--host=ADDRESS] [--seconds=N]");
+            }
+        }
+        try (MetricsDemo demo = start(host, port, Runtime.getRuntime().availableProcessors())) {
+            System.out.println("Serving " + demo.uri() + (seconds > 0 ? " for " + seconds + " s" : "; Ctrl-C stops"));
+            long end = seconds > 0 ? System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds) : Long.MAX_VALUE;
+            while (System.nanoTime() < end) {
+                demo.forkJoinRound(30);
+                demo.externalBurst(100_000);
+                Thread.sleep(500); // idle: the workers park
+                System.out.println(demo.pool().stats());
+            }
+        }
+    }
+}
