@@ -10,7 +10,10 @@ import java.time.Duration;
  * moment of reading. Everything is read while the pool runs, without stopping it, so figures
  * are exact only when the pool is quiescent (as {@code ForkJoinPool.getStealCount()} is): a
  * task may be counted as completed before the matching submission is, and the levels are
- * approximate while tasks move.
+ * approximate while tasks move. One lasting error is possible: a submission from outside the pool
+ * that races with {@link WorkStealingPool#shutdownNow()} and is rejected may stay counted in
+ * {@code externalSubmissions} if a snapshot was taken between its enqueueing and its rejection
+ * (a counter must not go back, so the count is not lowered afterwards).
  *
  * <p>The hot-path counters ({@code completedTasks}, {@code workerSubmissions}, {@code steals},
  * {@code stealAttempts}) are kept per worker and summed on read; starting the JVM with

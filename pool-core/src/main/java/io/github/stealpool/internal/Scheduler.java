@@ -85,9 +85,11 @@ public final class Scheduler {
      * their offer. Subtracted from the queue's offer count. Written under mainLock.
      */
     private volatile long offersNotSubmitted;
-    /** Largest external-submission count reported: keeps the reported counter monotonic. */
-    private long externalReported; // guarded by statsLock
-    private final Object statsLock = new Object();
+    /**
+     * Largest external-submission count reported, which keeps the counter monotonic. Its own
+     * object, so that statistics readers never write next to the fields every submitter reads.
+     */
+    private final long[] externalReported = new long[1]; // guarded by itself
 
     /**
      * @param parallelism    number of workers
@@ -550,12 +552,13 @@ public final class Scheduler {
         }
         long[] idle = sleep.idleTotals();
         long external;
-        synchronized (statsLock) {
+        synchronized (externalReported) {
             // offersNotSubmitted is raised just before the offers it accounts for, and is read
-            // after the offer count (left operand first), so a reading can err low but never
-            // high; never report less than was reported before.
-            external = Math.max(externalReported, injection.offeredCount() - offersNotSubmitted);
-            externalReported = external;
+            // after the offer count (left operand first), so re-offers make a reading err low,
+            // never high; the clamp hides that. One case errs high: a submission that raced with
+            // shutdownNow, read between its offer and its rejection; the clamp keeps that one.
+            external = Math.max(externalReported[0], injection.offeredCount() - offersNotSubmitted);
+            externalReported[0] = external;
         }
         int size = liveWorkers;
         int parked = sleep.sleepingWorkers();

@@ -174,6 +174,7 @@ public final class Worker implements Runnable {
             }
             if (t != null) {
                 runNested(t);
+                stats.incCompleted();
                 round = -1;
                 continue;
             }
@@ -218,7 +219,8 @@ public final class Worker implements Runnable {
 
     /**
      * Runs a task on top of the waiting task's stack. The waiting task keeps its own interrupt
-     * status; the nested task's does not leak into it.
+     * status; the nested task's does not leak into it. The caller counts it as completed (a
+     * task taken back with {@link #tryUnfork} already is).
      */
     void runNested(Runnable t) {
         boolean interrupted = Thread.interrupted();
@@ -226,7 +228,6 @@ public final class Worker implements Runnable {
         taskFloor = deque.bottomIndex();
         try {
             scheduler.runTask(t);
-            stats.incCompleted();
         } catch (StackOverflowError e) {
             // Out of stack before the task could even start (its own failures are caught
             // inside): fail it rather than lose it, so whoever joins it is released.

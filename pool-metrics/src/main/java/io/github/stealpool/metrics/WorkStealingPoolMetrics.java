@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -53,8 +54,10 @@ import java.util.function.ToDoubleFunction;
  *       <td>time workers spent parked ({@code executor_worker_idle_seconds_total})</td></tr>
  * </table>
  *
- * <p>Each read takes one {@link WorkStealingPool#stats()} snapshot per meter; a snapshot sums a
- * few counters per worker, so scraping costs the pool nothing on its hot paths. When the pool
+ * <p>The meters read one {@link WorkStealingPool#stats()} snapshot, shared by every meter read
+ * within {@link #SNAPSHOT_REUSE_NANOS} of it: one scrape takes one snapshot, and its figures come
+ * from one moment (completed never ahead of submitted because they were read apart). A snapshot
+ * sums a few counters per worker, so scraping costs the pool nothing on its hot paths. When the pool
  * terminates, the meters are removed from every registry this binder was bound to (as they would
  * otherwise report a dead pool forever).
  */
@@ -63,8 +66,16 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
     /** Tag key naming the pool, as Micrometer's executor meters use it. */
     public static final String NAME_TAG = "name";
 
+    /**
+     * How long a snapshot serves further meter reads: a scrape reads all meters within
+     * microseconds, and scrapes come seconds apart.
+     */
+    static final long SNAPSHOT_REUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
     private final WorkStealingPool pool;
     private final Iterable<Tag> tags;
+    private PoolStats snapshot; // guarded by this
+    private long snapshotTakenAt; // guarded by this
 
     /**
      * @param pool the pool to publish
@@ -127,8 +138,8 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
         ids.add(counter(registry, "executor.wakeups", null,
                 "Parked workers woken, by a new task, a finished join or shutdown",
                 PoolStats::wakeups, Tags.empty()));
-        ids.add(FunctionCounter.builder("executor.worker.idle", pool,
-                        p -> p.stats().parkedNanos() / 1e9)
+        ids.add(FunctionCounter.builder("executor.worker.idle", this,
+                        m -> m.stats().parkedNanos() / 1e9)
                 .tags(tags)
                 .description("Time workers spent parked, including parks still under way")
                 .baseUnit("seconds") // Micrometer has no BaseUnits constant for it
@@ -136,24 +147,40 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
 
         ids.add(gauge(registry, "executor.queued", BaseUnits.TASKS,
                 "The approximate number of tasks that are queued for execution",
-                p -> p.stats().queuedTasks()));
+                PoolStats::queuedTasks));
         ids.add(gauge(registry, "executor.active", BaseUnits.THREADS,
                 "The approximate number of workers that are not parked (running or seeking tasks)",
-                p -> p.stats().activeWorkers()));
+                PoolStats::activeWorkers));
         ids.add(gauge(registry, "executor.pool.size", BaseUnits.THREADS,
                 "The current number of threads in the pool",
-                p -> p.stats().poolSize()));
+                PoolStats::poolSize));
         ids.add(gauge(registry, "executor.parallelism", BaseUnits.THREADS,
                 "The targeted parallelism level of this pool",
-                p -> p.parallelism()));
+                PoolStats::parallelism));
 
-        // Meters of a dead pool would report its last values forever: drop them.
-        pool.terminationFuture().thenRun(() -> ids.forEach(registry::remove));
+        // Meters of a dead pool would report its last values forever: drop them. Registries
+        // hold meter sources weakly; this action, held by the pool until it terminates, is what
+        // keeps this binder (the source) alive as long as the pool.
+        pool.terminationFuture().thenRun(() -> unbind(registry, ids));
+    }
+
+    private void unbind(MeterRegistry registry, List<Meter.Id> ids) {
+        ids.forEach(registry::remove);
+    }
+
+    /** The pool's statistics, reused for reads close together (one scrape). */
+    private synchronized PoolStats stats() {
+        long now = System.nanoTime();
+        if (snapshot == null || now - snapshotTakenAt > SNAPSHOT_REUSE_NANOS) {
+            snapshot = pool.stats();
+            snapshotTakenAt = now;
+        }
+        return snapshot;
     }
 
     private Meter.Id counter(MeterRegistry registry, String meter, String unit, String description,
                              ToDoubleFunction<PoolStats> value, Tags extra) {
-        return FunctionCounter.builder(meter, pool, p -> value.applyAsDouble(p.stats()))
+        return FunctionCounter.builder(meter, this, m -> value.applyAsDouble(m.stats()))
                 .tags(tags)
                 .tags(extra)
                 .description(description)
@@ -162,8 +189,8 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
     }
 
     private Meter.Id gauge(MeterRegistry registry, String meter, String unit, String description,
-                           ToDoubleFunction<WorkStealingPool> value) {
-        return Gauge.builder(meter, pool, value)
+                           ToDoubleFunction<PoolStats> value) {
+        return Gauge.builder(meter, this, m -> value.applyAsDouble(m.stats()))
                 .tags(tags)
                 .description(description)
                 .baseUnit(unit)

@@ -90,6 +90,19 @@ class WorkStealingPoolMetricsTest {
     }
 
     @Test
+    void theMetersOutliveGarbageCollection() {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).build()) {
+            WorkStealingPoolMetrics.monitor(registry, pool, "kept"); // the binder is dropped here
+            for (int i = 0; i < 5; i++) {
+                System.gc(); // a weakly held source would read NaN from now on
+            }
+            assertEquals(2.0, registry.get("executor.parallelism").gauge().value());
+            assertEquals(0.0, registry.get("executor.completed").functionCounter().count());
+        }
+    }
+
+    @Test
     void metersAreRemovedWhenThePoolTerminates() throws Exception {
         MeterRegistry registry = new SimpleMeterRegistry();
         WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).build();
