@@ -96,7 +96,7 @@ class PoolStatsTest {
     @Test
     void joinTakenBackOrStolenCountsEveryHalfOnce() {
         try (WorkStealingPool pool = pool(2)) {
-            long sum = pool.submit(new Fib(18)).join();
+            long sum = pool.submit(new ForkJoinTest.Fib(18)).join();
             assertEquals(2584, sum);
             await().atMost(HANG).untilAsserted(() -> {
                 PoolStats s = pool.stats();
@@ -246,24 +246,6 @@ class PoolStatsTest {
             String line = pool.stats().toString();
             assertFalse(line.contains("\n"), line);
             assertTrue(line.contains("completed=0") && line.contains("steals=0/"), line);
-        }
-    }
-
-    private static final class Fib extends Task<Long> {
-        final int n;
-
-        Fib(int n) {
-            this.n = n;
-        }
-
-        @Override
-        protected Long compute() {
-            if (n < 2) {
-                return (long) n;
-            }
-            Fib f1 = new Fib(n - 1);
-            f1.fork();
-            return new Fib(n - 2).compute() + f1.join();
         }
     }
 }
