@@ -13,6 +13,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -22,12 +23,13 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Divide and conquer, the same algorithm on each pool in the same run: fib(30) with no
- * sequential cutoff (1.6 million tasks, so almost pure scheduling overhead) and a recursive merge
- * sort of a million ints with no cutoff. {@code stealpool} runs the {@link Task} port of the
- * {@code RecursiveTask} code, {@code stealpool-join} the Rayon-style {@code pool.join(a, b)},
- * {@code forkjoin} the JDK's {@link ForkJoinPool} with {@link RecursiveTask}. Parallelism is the
- * machine's core count for all.
+ * Suite 2, divide and conquer, the same algorithm on each pool in the same run: fib(30) with no
+ * sequential cutoff (1.6 million tasks, so almost pure scheduling overhead), fib(30) with a
+ * cutoff, a recursive merge sort of a million ints with no cutoff, and the cost of one
+ * fork/join pair. {@code stealpool} runs the {@link Task} port of the {@code RecursiveTask}
+ * code, {@code stealpool-join} the Rayon-style {@code pool.join(a, b)}, {@code forkjoin} and
+ * {@code forkjoin-async} the JDK's {@link ForkJoinPool} (LIFO and asyncMode) with
+ * {@link RecursiveTask}. Parallelism is the machine's core count for all.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -37,7 +39,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 public class ForkJoinBenchmark {
 
-    @Param({"stealpool", "stealpool-join", "forkjoin"})
+    @Param({"stealpool", "stealpool-join", "forkjoin", "forkjoin-async"})
     public String pool;
 
     private WorkStealingPool ours;
@@ -53,7 +55,7 @@ public class ForkJoinBenchmark {
         if (pool.startsWith("stealpool")) {
             ours = WorkStealingPool.builder().parallelism(parallelism).daemon(true).build();
         } else {
-            theirs = new ForkJoinPool(parallelism);
+            theirs = (ForkJoinPool) Contender.of(pool).create(parallelism);
         }
         input = new Random(42).ints(1_000_000).toArray();
         work = new int[input.length];
@@ -89,6 +91,75 @@ public class ForkJoinBenchmark {
         }
     }
 
+    /** fib(30) with the recursion made sequential below {@link #CUTOFF}: coarse tasks. */
+    @Benchmark
+    public long fib30Cutoff() {
+        switch (pool) {
+            case "stealpool":
+                return ours.invoke(new Fib(30, CUTOFF));
+            case "stealpool-join":
+                return ours.invoke(new Task<Long>() {
+                    @Override
+                    protected Long compute() {
+                        return fibJoin(ours, 30, CUTOFF);
+                    }
+                });
+            default:
+                return theirs.invoke(new FjFib(30, CUTOFF));
+        }
+    }
+
+    /**
+     * The cost of one fork/join pair that nobody steals: inside one task, {@link #JOINS} times
+     * fork a trivial task, compute another, join the first. Reported per join, in ns.
+     */
+    @Benchmark
+    @OperationsPerInvocation(JOINS)
+    @OutputTimeUnit(TimeUnit.NANOSECONDS)
+    public long joinOverhead() {
+        switch (pool) {
+            case "stealpool":
+                return ours.invoke(new Task<Long>() {
+                    @Override
+                    protected Long compute() {
+                        long sum = 0;
+                        for (int i = 0; i < JOINS; i++) {
+                            Fib a = new Fib(1);
+                            a.fork();
+                            sum += new Fib(1).compute() + a.join();
+                        }
+                        return sum;
+                    }
+                });
+            case "stealpool-join":
+                return ours.invoke(new Task<Long>() {
+                    @Override
+                    protected Long compute() {
+                        long sum = 0;
+                        for (int i = 0; i < JOINS; i++) {
+                            sum += ours.join(() -> 1L, () -> 1L, Long::sum);
+                        }
+                        return sum;
+                    }
+                });
+            default:
+                return theirs.invoke(new RecursiveTask<Long>() {
+                    private static final long serialVersionUID = 1L;
+
+                    @Override
+                    protected Long compute() {
+                        long sum = 0;
+                        for (int i = 0; i < JOINS; i++) {
+                            FjFib a = new FjFib(1);
+                            a.fork();
+                            sum += new FjFib(1).compute() + a.join();
+                        }
+                        return sum;
+                    }
+                });
+        }
+    }
+
     @Benchmark
     public int mergeSort1M() {
         System.arraycopy(input, 0, work, 0, input.length);
@@ -113,44 +184,70 @@ public class ForkJoinBenchmark {
 
     // ------------------------------------------------------------------ fib
 
+    /** Below this n, fib30Cutoff computes sequentially (about 250 tasks of ~10 us each). */
+    static final int CUTOFF = 18;
+    /** Fork/join pairs per joinOverhead operation. */
+    static final int JOINS = 10_000;
+
+    static long sequentialFib(int n) {
+        return n < 2 ? n : sequentialFib(n - 1) + sequentialFib(n - 2);
+    }
+
     static final class Fib extends Task<Long> {
         final int n;
+        final int cutoff;
 
         Fib(int n) {
+            this(n, 2);
+        }
+
+        Fib(int n, int cutoff) {
             this.n = n;
+            this.cutoff = cutoff;
         }
 
         @Override
         protected Long compute() {
-            if (n < 2) {
-                return (long) n;
+            if (n < cutoff) {
+                return sequentialFib(n);
             }
-            Fib f1 = new Fib(n - 1);
+            Fib f1 = new Fib(n - 1, cutoff);
             f1.fork();
-            return new Fib(n - 2).compute() + f1.join();
+            return new Fib(n - 2, cutoff).compute() + f1.join();
         }
     }
 
     static long fibJoin(WorkStealingPool pool, int n) {
-        return n < 2 ? n : pool.join(() -> fibJoin(pool, n - 1), () -> fibJoin(pool, n - 2), Long::sum);
+        return fibJoin(pool, n, 2);
+    }
+
+    static long fibJoin(WorkStealingPool pool, int n, int cutoff) {
+        return n < cutoff ? sequentialFib(n)
+                : pool.join(() -> fibJoin(pool, n - 1, cutoff), () -> fibJoin(pool, n - 2, cutoff), Long::sum);
     }
 
     static final class FjFib extends RecursiveTask<Long> {
         private static final long serialVersionUID = 1L;
         final int n;
+        final int cutoff;
 
         FjFib(int n) {
+            this(n, 2);
+        }
+
+        FjFib(int n, int cutoff) {
             this.n = n;
+            this.cutoff = cutoff;
         }
 
         @Override
         protected Long compute() {
-            if (n < 2) {
-                return (long) n;
+            if (n < cutoff) {
+                return sequentialFib(n);
             }
-            FjFib f1 = new FjFib(n - 1);
+            FjFib f1 = new FjFib(n - 1, cutoff);
             f1.fork();
-            return new FjFib(n - 2).compute() + f1.join();
+            return new FjFib(n - 2, cutoff).compute() + f1.join();
         }
     }
 

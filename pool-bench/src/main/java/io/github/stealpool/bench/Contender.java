@@ -1,0 +1,60 @@
+package io.github.stealpool.bench;
+
+import io.github.stealpool.WorkStealingPool;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The executors every suite compares, by the names used in {@code @Param} values and in the
+ * report: our pool, {@code ForkJoinPool} in its default LIFO mode and in asyncMode (FIFO local
+ * queues, what {@code Executors.newWorkStealingPool} builds), and
+ * {@code Executors.newFixedThreadPool}.
+ */
+enum Contender {
+    STEALPOOL("stealpool"),
+    FORKJOIN("forkjoin"),
+    FORKJOIN_ASYNC("forkjoin-async"),
+    FIXED("fixed");
+
+    final String label;
+
+    Contender(String label) {
+        this.label = label;
+    }
+
+    static Contender of(String label) {
+        for (Contender c : values()) {
+            if (c.label.equals(label)) {
+                return c;
+            }
+        }
+        throw new IllegalArgumentException("unknown pool " + label);
+    }
+
+    /** A new executor of this kind with daemon threads. */
+    ExecutorService create(int parallelism) {
+        switch (this) {
+            case STEALPOOL:
+                return WorkStealingPool.builder().parallelism(parallelism).daemon(true).build();
+            case FORKJOIN:
+                return new ForkJoinPool(parallelism);
+            case FORKJOIN_ASYNC:
+                return new ForkJoinPool(parallelism, ForkJoinPool.defaultForkJoinWorkerThreadFactory, null, true);
+            default:
+                return Executors.newFixedThreadPool(parallelism, r -> {
+                    Thread t = new Thread(r);
+                    t.setDaemon(true);
+                    return t;
+                });
+        }
+    }
+
+    static void stop(ExecutorService pool) throws InterruptedException {
+        if (pool != null) {
+            pool.shutdownNow();
+            pool.awaitTermination(10, TimeUnit.SECONDS);
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package io.github.stealpool.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
+
+/**
+ * Suite 1, external submit throughput: {@code producers} threads outside the pool submit
+ * {@link #TASKS} tasks between them as fast as they can; an operation ends when every task ran.
+ * {@code tiny} tasks count down a latch ({@code LongAdder::increment}-sized); {@code 1us} tasks
+ * first burn about a microsecond in {@link Blackhole#consumeCPU}. Workers = available processors.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 5, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 3, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+public class SubmitBenchmark {
+
+    static final int TASKS = 100_000;
+    /** consumeCPU tokens of a "1us" task: about 1 microsecond on a 2020s x86 core. */
+    static final long TOKENS_1US = 200;
+
+    @Param({"stealpool", "forkjoin", "forkjoin-async", "fixed"})
+    public String pool;
+
+    @Param({"1", "2", "4"})
+    public int producers;
+
+    @Param({"tiny", "1us"})
+    public String work;
+
+    private ExecutorService executor;
+    private ExecutorService producerThreads;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        executor = Contender.of(pool).create(Runtime.getRuntime().availableProcessors());
+        producerThreads = Executors.newFixedThreadPool(producers, r -> {
+            Thread t = new Thread(r, "producer");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws InterruptedException {
+        Contender.stop(executor);
+        Contender.stop(producerThreads);
+    }
+
+    @Benchmark
+    public long submitAll() throws Exception {
+        return submit(executor, producerThreads, producers, TASKS, "1us".equals(work));
+    }
+
+    /** Submits {@code tasks} tasks from {@code producers} threads and waits for all to run. */
+    static long submit(ExecutorService executor, ExecutorService producerThreads, int producers,
+                       int tasks, boolean microsecond) throws Exception {
+        CountDownLatch done = new CountDownLatch(tasks);
+        Runnable task = microsecond
+                ? () -> {
+                    Blackhole.consumeCPU(TOKENS_1US);
+                    done.countDown();
+                }
+                : done::countDown;
+        List<Future<?>> running = new ArrayList<>(producers);
+        int share = tasks / producers;
+        for (int p = 0; p < producers; p++) {
+            int n = p == producers - 1 ? tasks - share * (producers - 1) : share;
+            running.add(producerThreads.submit(() -> {
+                for (int i = 0; i < n; i++) {
+                    executor.execute(task);
+                }
+            }));
+        }
+        for (Future<?> f : running) {
+            f.get();
+        }
+        done.await();
+        return done.getCount();
+    }
+}

@@ -1,0 +1,120 @@
+package io.github.stealpool.bench;
+
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.openjdk.jmh.results.BenchmarkResult;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * Runs the whole benchmark suite and writes JMH's JSON, a Markdown table and a PNG chart.
+ *
+ * <pre>
+ * java -cp pool-bench/target/benchmarks.jar io.github.stealpool.bench.Suite [options]
+ *   --profile=quick    1 fork, 2 x 0.5 s warm-up, 3 x 0.5 s measured (about 10 min on 2 cores)
+ *   --profile=full     the benchmarks' own settings: 3 forks, 5 x 1 s each (for publishing)
+ *   --out=DIR          where the files go (default bench-results)
+ *   --jvm=PATH         the java to fork the benchmarks with (default: this one)
+ *   --include=REGEX    only the benchmarks matching (default: the whole suite)
+ * </pre>
+ */
+public final class Suite {
+
+    /** The suites of the benchmark issue, in report order. */
+    static final String DEFAULT_INCLUDE = "\\.(SubmitBenchmark|ForkJoinBenchmark|WakeupLatencyBenchmark"
+            + "|IdleCostBenchmark|RangeBenchmark|RangeCriteriaBenchmark|OversubscriptionBenchmark"
+            + "|ScalingBenchmark)\\.";
+
+    private Suite() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String profile = "quick";
+        Path out = Path.of("bench-results");
+        String jvm = null;
+        String include = DEFAULT_INCLUDE;
+        for (String a : args) {
+            if (a.startsWith("--profile=")) {
+                profile = a.substring("--profile=".length());
+            } else if (a.startsWith("--out=")) {
+                out = Path.of(a.substring("--out=".length()));
+            } else if (a.startsWith("--jvm=")) {
+                jvm = a.substring("--jvm=".length());
+            } else if (a.startsWith("--include=")) {
+                include = a.substring("--include=".length());
+            } else {
+                throw new IllegalArgumentException("unknown option " + a + " (see the Suite class comment)");
+            }
+        }
+        if (!profile.equals("quick") && !profile.equals("full")) {
+            throw new IllegalArgumentException("--profile must be quick or full: " + profile);
+        }
+        java.nio.file.Files.createDirectories(out);
+        Path json = out.resolve("results.json");
+        ChainedOptionsBuilder options = new OptionsBuilder()
+                .include(include)
+                .result(json.toString())
+                .resultFormat(ResultFormatType.JSON);
+        if (profile.equals("quick")) {
+            options.forks(1)
+                    .warmupIterations(2).warmupTime(TimeValue.milliseconds(500))
+                    .measurementIterations(3).measurementTime(TimeValue.milliseconds(500));
+        }
+        if (jvm != null) {
+            options.jvm(jvm);
+        }
+        Collection<RunResult> results = new Runner(options.build()).run();
+
+        List<Measurement> measurements = measurements(results);
+        String jdk = results.isEmpty() ? "?" : results.iterator().next().getParams().getJdkVersion();
+        String vm = results.isEmpty() ? "?" : results.iterator().next().getParams().getVmName();
+        String context = String.format("Machine: %d cores (%s, %s). JDK %s (%s). Date %s. Profile: %s.",
+                Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"),
+                System.getProperty("os.arch"), jdk, vm, LocalDate.now(), profile);
+        Report report = new Report(measurements);
+        report.writeMarkdown("## Benchmark results\n\n" + context, out.resolve("results.md"));
+        report.chart("stealpool vs the JDK's executors: JDK " + jdk + ", "
+                + Runtime.getRuntime().availableProcessors() + " cores, " + LocalDate.now(),
+                out.resolve("results.png"));
+        System.out.println(report.markdown(context));
+        System.out.println("Wrote " + json + ", " + out.resolve("results.md") + ", " + out.resolve("results.png"));
+    }
+
+    static List<Measurement> measurements(Collection<RunResult> results) {
+        List<Measurement> ms = new ArrayList<>();
+        for (RunResult rr : results) {
+            String name = rr.getParams().getBenchmark();
+            String[] parts = name.split("\\.");
+            String bench = parts[parts.length - 2] + "." + parts[parts.length - 1];
+            Map<String, String> params = new TreeMap<>();
+            for (String key : rr.getParams().getParamsKeys()) {
+                params.put(key, rr.getParams().getParam(key));
+            }
+            BenchmarkResult agg = rr.getAggregatedResult();
+            Result<?> primary = agg.getPrimaryResult();
+            double p50 = Double.NaN;
+            double p99 = Double.NaN;
+            double cpu = Double.NaN;
+            if (name.contains("WakeupLatency")) {
+                p50 = primary.getStatistics().getPercentile(50);
+                p99 = primary.getStatistics().getPercentile(99);
+            }
+            Result<?> idle = agg.getSecondaryResults().get("cpuPercentOfCore");
+            if (idle != null) {
+                cpu = idle.getStatistics().getMean();
+            }
+            ms.add(new Measurement(bench, params, primary.getScoreUnit(), primary.getScore(), p50, p99, cpu));
+        }
+        return ms;
+    }
+}
