@@ -22,17 +22,25 @@ record Measurement(String benchmark, Map<String, String> params, String unit, do
         params = new TreeMap<>(params);
     }
 
-    /** The parameter naming what ran: {@code pool} or {@code impl}. */
+    /** The parameters that name what ran, as the benchmarks call them. */
+    static final java.util.Set<String> CONTENDER_KEYS = java.util.Set.of("pool", "impl", "how");
+
+    /** What ran: the value of {@code pool}, {@code impl} or {@code how}. */
     String contender() {
-        String p = params.get("pool");
-        return p != null ? p : params.getOrDefault("impl", "?");
+        for (String k : CONTENDER_KEYS) {
+            String v = params.get(k);
+            if (v != null) {
+                return v;
+            }
+        }
+        return "?";
     }
 
     /** The parameters other than the contender, as {@code k=v, ...}. */
     String caseParams() {
         StringBuilder b = new StringBuilder();
         for (Map.Entry<String, String> e : params.entrySet()) {
-            if (e.getKey().equals("pool") || e.getKey().equals("impl")) {
+            if (CONTENDER_KEYS.contains(e.getKey())) {
                 continue;
             }
             if (b.length() > 0) {

@@ -46,8 +46,13 @@ public final class Worker implements Runnable {
     static final int SPIN_ROUNDS = 8;
     /** {@link Thread#onSpinWait()} calls between two searches of the spin phase. */
     static final int SPINS_PER_ROUND = 64;
-    /** The round in which the worker announces it is sleepy; the next round may park. */
-    static final int SLEEPY_ROUND = SPIN_ROUNDS;
+    /**
+     * Spin rounds of this worker: {@link #SPIN_ROUNDS}, or none when the pool has more workers
+     * than the machine has cores. A spinning worker then takes a core from a worker or submitter
+     * with real work: with 8 workers on 2 cores, spinning made an outside thread's burst of tiny
+     * tasks 2.2x slower than ForkJoinPool's (OversubscriptionBenchmark).
+     */
+    private final int spinRounds;
 
     /** Set by a worker thread the pool did not create itself (a user's ThreadFactory). */
     static final ThreadLocal<Worker> CURRENT = new ThreadLocal<>();
@@ -71,6 +76,7 @@ public final class Worker implements Runnable {
         this.index = index;
         // Any non-zero seed works for xorshift; spread the indexes so neighbours differ.
         this.seed = (index + 1) * 0x9E3779B9 | 1;
+        this.spinRounds = scheduler.parallelism() > Runtime.getRuntime().availableProcessors() ? 0 : SPIN_ROUNDS;
     }
 
     /**
@@ -184,9 +190,9 @@ public final class Worker implements Runnable {
                 latch.parkUntilSet(interruptible); // the awaited task runs elsewhere
                 return;
             }
-            if (round < SPIN_ROUNDS) {
+            if (round < spinRounds) {
                 spinPause();
-            } else if (round == SLEEPY_ROUND) {
+            } else if (round == spinRounds) {
                 if (!registered) {
                     registered = true;
                     if (!latch.addSleepingWorker(this)) {
@@ -196,7 +202,7 @@ public final class Worker implements Runnable {
                 jec = s.sleep.announceSleepy();
             } else if (!s.injection.isEmpty()) {
                 spinPause(); // see awaitWork
-                round = SLEEPY_ROUND - 1;
+                round = spinRounds - 1;
             } else {
                 BooleanSupplier abort = interruptible
                         ? () -> latch.isSet() || s.isStopping() || Thread.currentThread().isInterrupted()
@@ -205,7 +211,7 @@ public final class Worker implements Runnable {
                     slept = true;
                     round = -1;
                 } else {
-                    round = SLEEPY_ROUND - 1;
+                    round = spinRounds - 1;
                 }
             }
         }
@@ -369,20 +375,20 @@ public final class Worker implements Runnable {
             if (s.isShutdown() && s.tryRetire(this)) {
                 return null;
             }
-            if (round < SPIN_ROUNDS) {
+            if (round < spinRounds) {
                 spinPause();
-            } else if (round == SLEEPY_ROUND) {
+            } else if (round == spinRounds) {
                 jec = s.sleep.announceSleepy(); // the next round's scan is the one Sleep relies on
             } else if (!s.injection.isEmpty()) {
                 // Tasks are queued but other workers held their stripes for a moment: this
                 // check, after the sleepy announcement, is the search Sleep's proof relies on
                 // for injected tasks. Do not sleep on them; pause, look again, announce again.
                 spinPause();
-                round = SLEEPY_ROUND - 1;
+                round = spinRounds - 1;
             } else {
                 // Woken: start the rounds again. Backed out because a job was posted: search,
                 // then announce again.
-                round = s.sleep.sleep(index, jec) ? -1 : SLEEPY_ROUND - 1;
+                round = s.sleep.sleep(index, jec) ? -1 : spinRounds - 1;
             }
         }
     }
