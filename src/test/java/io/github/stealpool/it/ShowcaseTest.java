@@ -25,6 +25,12 @@ class ShowcaseTest {
         assertTrue(text.contains("Executors.newFixedThreadPool"), text);
         assertTrue(text.contains("ForkJoinPool"), text);
         assertTrue(text.contains("-> stealpool is"), text);
+        for (String demo : new String[] {"[1/4] RequestService", "[2/4] fork/join fib", "[3/4] Mandelbrot",
+                "[4/4] triangular matrix product"}) {
+            assertTrue(text.contains(demo), demo + " missing:\n" + text);
+        }
+        assertEquals(4, text.split("  stats: completed=", -1).length - 1, text);
+        assertTrue(text.contains("x sequential"), text);
         assertEquals(2, medians.length);
         for (double[] workload : medians) {
             for (double nanos : workload) {

@@ -88,17 +88,17 @@ public final class RequestService implements AutoCloseable {
         return workers;
     }
 
-    /** {@code count} requests of a few hundred items each. */
+    /** {@code count} requests of 1,000 to 5,000 items each. */
     public static List<Request> sampleRequests(int count) {
         List<Request> rs = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            rs.add(new Request(i, 100 + i % 400));
+            rs.add(new Request(i, 1_000 + i % 4_000)); // a few microseconds each
         }
         return rs;
     }
 
     public static void main(String[] args) throws Exception {
-        List<Request> requests = sampleRequests(200_000);
+        List<Request> requests = sampleRequests(50_000);
         for (boolean stealing : new boolean[] {false, true}) {
             try (RequestService service = create(Runtime.getRuntime().availableProcessors(), stealing)) {
                 long t0 = System.nanoTime();

@@ -121,8 +121,106 @@ public final class Showcase {
             out.printf(Locale.ROOT, "  -> stealpool is %.2fx newFixedThreadPool, %.2fx ForkJoinPool%n%n",
                     medians[w][1] / medians[w][0], medians[w][2] / medians[w][0]);
         }
+        demos(out, tasks >= 1_000_000 ? 1.0 : 0.05, Math.max(1, Math.min(runs, 3)));
         out.println("Plain wall-clock medians on a possibly shared machine; see pool-bench for JMH figures.");
         return medians;
+    }
+
+    /** One demo: what it computes, three ways, timed and compared. */
+    private record Demo(String name, String jdkName, Runnable sequential, Step jdk, PoolStep ours) {
+    }
+
+    /**
+     * The examples, each timed sequentially, the JDK way, and on our pool (median of
+     * {@code runs} after one warm-up), with the pool's statistics line after each.
+     * {@code scale} shrinks the inputs (1.0 for the README's command).
+     */
+    public static void demos(PrintStream out, double scale, int runs) throws Exception {
+        int parallelism = Runtime.getRuntime().availableProcessors();
+        int requests = (int) Math.max(1_000, 50_000 * scale);
+        int fibN = scale >= 1 ? 36 : 24;
+        int mw = (int) Math.max(80, 1200 * Math.sqrt(scale));
+        int mh = mw * 3 / 4;
+        int mn = (int) Math.max(60, 700 * Math.sqrt(scale));
+        List<RequestService.Request> reqs = RequestService.sampleRequests(requests);
+        double[][] mats = TriangularMatrixDemo.inputs(mn);
+        java.nio.file.Path png = java.nio.file.Path.of("target", "mandelbrot.png");
+        ForkJoinPool fjp = new ForkJoinPool(parallelism);
+        List<Demo> demos = List.of(
+                new Demo("RequestService, " + requests + " requests (invokeAll)", "newFixedThreadPool",
+                        () -> reqs.forEach(RequestService::price),
+                        () -> {
+                            try (RequestService s = new RequestService(Executors.newFixedThreadPool(parallelism))) {
+                                s.handleAll(reqs);
+                            }
+                        },
+                        pool -> new RequestService(pool).handleAll(reqs)),
+                new Demo("fork/join fib(" + fibN + "), cutoff " + ForkJoinDemo.CUTOFF, "ForkJoinPool RecursiveTask",
+                        () -> ForkJoinDemo.fibSequential(fibN),
+                        () -> fjp.invoke(new ForkJoinDemo.FjFib(fibN)),
+                        pool -> pool.invoke(new ForkJoinDemo.Fib(fibN))),
+                new Demo("Mandelbrot " + mw + "x" + mh + " (parallelFor over rows)", "parallel stream",
+                        () -> MandelbrotDemo.renderSequential(mw, mh),
+                        () -> MandelbrotDemo.renderParallelStream(mw, mh),
+                        pool -> MandelbrotDemo.render(pool, mw, mh)),
+                new Demo("triangular matrix product " + mn + "x" + mn + " (parallelForChunks)", "parallel stream",
+                        () -> TriangularMatrixDemo.multiplySequential(mats[0], mats[1], mn),
+                        () -> TriangularMatrixDemo.multiplyParallelStream(mats[0], mats[1], mn),
+                        pool -> TriangularMatrixDemo.multiply(pool, mats[0], mats[1], mn)));
+        int k = 0;
+        for (Demo d : demos) {
+            k++;
+            out.printf(Locale.ROOT, "[%d/%d] %s ", k, demos.size(), d.name());
+            out.flush();
+            WorkStealingPool pool = WorkStealingPool.builder().parallelism(parallelism).daemon(true).build();
+            try {
+                double[][] t = new double[3][runs];
+                for (int r = -1; r < runs; r++) { // round -1 warms up
+                    long t0 = System.nanoTime();
+                    d.sequential().run();
+                    long t1 = System.nanoTime();
+                    d.jdk().run();
+                    long t2 = System.nanoTime();
+                    d.ours().run(pool);
+                    long t3 = System.nanoTime();
+                    if (r >= 0) {
+                        t[0][r] = t1 - t0;
+                        t[1][r] = t2 - t1;
+                        t[2][r] = t3 - t2;
+                    }
+                    out.print('.');
+                    out.flush();
+                }
+                for (double[] x : t) {
+                    Arrays.sort(x);
+                }
+                double seq = t[0][runs / 2];
+                double jdk = t[1][runs / 2];
+                double ours = t[2][runs / 2];
+                out.println();
+                out.printf(Locale.ROOT, "  sequential %.1f ms, %s %.1f ms, stealpool %.1f ms"
+                                + " -> %.2fx sequential, %.2fx %s%n",
+                        seq / 1e6, d.jdkName(), jdk / 1e6, ours / 1e6, seq / ours, jdk / ours, d.jdkName());
+                out.println("  stats: " + pool.stats());
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+        fjp.shutdown();
+        java.nio.file.Files.createDirectories(png.getParent());
+        MandelbrotDemo.writePng(MandelbrotDemo.renderSequential(mw, mh), mw, mh, png);
+        out.println("Mandelbrot image written to " + png.toAbsolutePath());
+        out.println();
+    }
+
+    @FunctionalInterface
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    @FunctionalInterface
+    private interface PoolStep {
+        void run(WorkStealingPool pool) throws Exception;
     }
 
     private static long once(ExecutorService pool, int workload, int tasks) throws InterruptedException {

@@ -178,7 +178,7 @@ final class Report {
             }
         }
         CategoryChart chart = new CategoryChartBuilder()
-                .width(Math.max(1200, 28 * labels.size())).height(800)
+                .width(Math.max(1200, 48 * labels.size())).height(800) // room for every label
                 .title(title)
                 .xAxisTitle("case")
                 .yAxisTitle("stealpool speed relative to the other (>1: stealpool faster)")
