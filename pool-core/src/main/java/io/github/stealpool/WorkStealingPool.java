@@ -44,7 +44,7 @@ import java.util.function.Supplier;
  * task) goes on that worker's deque, which it serves newest first; a task submitted from any
  * other thread goes to a global injection queue. An idle worker looks in its own deque, then in
  * the injection queue, then steals the oldest task of another worker chosen at random. Workers
- * with nothing to do spin briefly, yield, then park; a parked pool uses no CPU, and each new task
+ * with nothing to do spin briefly, then park; a parked pool uses no CPU, and each new task
  * wakes at most one parked worker.
  *
  * <pre>{@code

@@ -40,7 +40,7 @@ import java.util.function.BooleanSupplier;
 public final class Worker implements Runnable {
 
     /**
-     * Searches with a spin pause before yielding: a task posted within a few microseconds of
+     * Searches with a spin pause before parking: a task posted within a few microseconds of
      * the worker running dry is picked up without a context switch.
      */
     static final int SPIN_ROUNDS = 8;
