@@ -30,22 +30,52 @@ import org.slf4j.LoggerFactory;
  * worker left). Changes happen under {@code mainLock}, which is taken only off the hot path:
  * shutdown, a worker retiring or exiting, and a submitter that raced with shutdown.
  *
- * <h2>Submissions racing with shutdown</h2>
- * A submitter checks {@code runState} before it publishes (to reject tasks that come after
- * shutdown) and again after (a volatile read after a sequentially consistent publication). If the
- * second check still sees RUNNING, any later shutdown sees the task: {@code shutdown}'s workers
- * check the queues under {@code mainLock} before retiring, {@code shutdownNow} sweeps them after
- * setting STOP. Otherwise the submitter settles the race under {@code mainLock}:
+ * <h2>Nothing lost: every accepted task runs, or is returned by shutdownNow, exactly once</h2>
+ * "Accepted" means {@code execute} returned normally. Each task sits in at most one place at a
+ * time: a stripe of the injection queue, a deque, or the hands of exactly one thread, and every
+ * move between places takes it out with an atomic step (a stripe poll under the stripe's lock, a
+ * deque pop or a steal's CAS) that only one thread can win. So "exactly once" reduces to "at
+ * least once": no task may end in a place that nobody will ever look at, or in the hands of a
+ * thread that will neither run it nor hand it back. The rules that give that:
+ * <ol>
+ *   <li><b>Whoever takes a task out of a queue runs it</b>, with three exceptions, all under
+ *       {@code mainLock}: {@code shutdownNow}'s sweep (returns it, or abandons a fork/join
+ *       piece), a late submitter's sweep ({@link #settleLate}: rejects its own task, puts the
+ *       others back before unlocking), and a dead worker's hand-off (offers its deque to the
+ *       injection queue, only before STOP). A worker that takes a batch from the injection queue
+ *       pushes the rest onto its deque while it holds the stripe's lock, which the sweeps take
+ *       too, so a sweep finds each task of the batch in the stripe or in that deque; the
+ *       batch's first task the worker runs, whatever the run state.</li>
+ *   <li><b>A worker that exits never touches its deque</b> (its last task is done, and it
+ *       holds none). Whatever is left there stays where the sweeps look. This rule is new: the
+ *       old exit path popped the deque to cancel leftover forks and pushed the plain tasks back
+ *       without the lock, and a sweep running in between missed them, so tasks whose
+ *       {@code execute} had returned long before were neither run nor returned.
+ *       {@code ShutdownRaceTest} forces that interleaving.</li>
+ *   <li><b>No fork is left behind with nobody to abandon it</b>, which is what made the exit
+ *       path touch the deque: {@link Worker#fork} checks the run state after its push, as
+ *       {@code execute} does below, and takes the fork back itself if it sees STOP.</li>
+ * </ol>
+ * <b>Submissions racing with shutdown.</b> A submitter checks {@code runState} before it
+ * publishes (to reject tasks that come after shutdown) and again after: a volatile read after a
+ * sequentially consistent publication (the queue's CAS, or a full fence after the deque's
+ * release store), against {@code shutdownNow}'s volatile store of STOP followed by its sweep's
+ * volatile reads of the same queues (Dekker). If the second check sees RUNNING, the publication
+ * precedes STOP, so the sweep finds the task unless someone took it first, and by rule 1 that
+ * someone runs it. Otherwise the submitter settles under {@code mainLock}:
  * <ul>
  *   <li>SHUTDOWN: some worker is still alive (the last one retires only after finding every queue
  *       empty, under the same lock), so the task is accepted and will run;</li>
- *   <li>STOP or TERMINATED: nothing will run queued tasks, and whatever is still queued belongs
- *       to submitters in the same position. The submitter sweeps the injection queue and every
- *       deque (a worker may have moved its task into a deque with a batch), rejects its task if
- *       it finds it, and puts the others back for their own submitters; if a worker took it
- *       first, the worker runs it and it was accepted.</li>
+ *   <li>STOP or TERMINATED: nothing will start queued tasks any more, and whatever is queued
+ *       after {@code shutdownNow}'s sweep belongs to submitters in the same position (rules 2
+ *       and 3: no exiting worker and no fork left it there). The submitter sweeps the injection
+ *       queue and every deque (a worker may have moved its task into a deque with a batch, and
+ *       may have exited since), rejects its task if it finds it, and puts the others back for
+ *       their own submitters before it unlocks. Not found means a thread took it out, which by
+ *       rule 1 means it ran or {@code shutdownNow} returned it: accepted either way.</li>
  * </ul>
- * So every accepted task either runs or is returned by {@code shutdownNow}, exactly once.
+ * So every accepted task either runs or is returned by {@code shutdownNow}, exactly once, and
+ * every rejected one does neither.
  */
 public final class Scheduler {
 
@@ -71,6 +101,9 @@ public final class Scheduler {
     private final Thread.UncaughtExceptionHandler failureHandler; // null: log a warning
 
     private volatile int runState;
+
+    /** Test seam ({@link ShutdownProbe}); set only before {@link #start()}. */
+    ShutdownProbe probe = ShutdownProbe.NONE;
 
     private final ReentrantLock mainLock = new ReentrantLock();
     private final Condition termination = mainLock.newCondition();
@@ -221,12 +254,6 @@ public final class Scheduler {
             settleLate(task, false);
         }
         w.stats.incSubmitted();
-        sleep.notifyNewJob();
-    }
-
-    /** A worker pushed a task on its own deque: announce it (Sleep's protocol, per job). */
-    void announceLocalJobs() {
-        VarHandle.fullFence();
         sleep.notifyNewJob();
     }
 
@@ -466,6 +493,7 @@ public final class Scheduler {
             if (runState < STOP) {
                 runState = STOP;
             }
+            probe.stopPublished();
             sweepQueues(never);
             // Fork/join pieces are waited for inside the pool, not by the caller: cancel them
             // so their waiters finish, and hand back only what was submitted as such.

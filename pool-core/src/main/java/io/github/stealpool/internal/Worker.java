@@ -1,5 +1,6 @@
 package io.github.stealpool.internal;
 
+import java.lang.invoke.VarHandle;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -106,15 +107,27 @@ public final class Worker implements Runnable {
      * Called on this worker's thread by the task it runs: pushes {@code job} on the deque and
      * announces it. Accepted after {@code shutdown}, so running computations can finish; after
      * {@code shutdownNow} the job is abandoned (cancelled) at once, so they end quickly instead.
+     *
+     * <p>The stop check comes after the push, separated from it by a full fence, as in
+     * {@code Scheduler.execute}: if it sees the pool still running, the push precedes
+     * {@code shutdownNow}'s STOP store, so its sweep finds the job (or a thief took it and runs
+     * it); if it sees STOP, this thread takes the job back itself. Either way no fork is left in
+     * a deque after the sweep with nobody to run or abandon it, which is what lets an exiting
+     * worker leave its deque alone (Scheduler, "Nothing lost").
      */
     public void fork(ForkedJob job) {
+        deque.push(job);
+        VarHandle.fullFence(); // the push (a release store) before the read of runState (Dekker)
         if (scheduler.isStopping()) {
-            job.abandon();
+            // Not at the bottom any more: shutdownNow's sweep took it (and abandons it), or a
+            // thief did (and runs it). Neither needs us.
+            if (deque.tryUnpush(job)) {
+                job.abandon();
+            }
             return;
         }
-        deque.push(job);
         stats.incSubmitted();
-        scheduler.announceLocalJobs();
+        scheduler.sleep.notifyNewJob(); // the fence above is the publication Sleep requires
     }
 
     /**
@@ -271,7 +284,8 @@ public final class Worker implements Runnable {
         final Scheduler s = scheduler;
         for (;;) {
             if (s.isStopping()) {
-                abandonForkedJobs();
+                // Leave the deque as it is: see Scheduler, "Nothing lost".
+                s.probe.workerExitingAfterStop(this);
                 return;
             }
             Runnable task = deque.pop();
@@ -286,25 +300,6 @@ public final class Worker implements Runnable {
             taskFloor = deque.bottomIndex();
             s.runTask(task);
             stats.incCompleted();
-        }
-    }
-
-    /**
-     * Exiting after shutdownNow: a fork that raced with its sweep may still sit in this deque.
-     * Nobody will run it, so release whoever waits for it; plain tasks stay for their
-     * submitters to settle (Scheduler).
-     */
-    private void abandonForkedJobs() {
-        java.util.List<Runnable> keep = new java.util.ArrayList<>();
-        for (Runnable t; (t = deque.pop()) != null; ) {
-            if (t instanceof ForkedJob) {
-                ((ForkedJob) t).abandon();
-            } else {
-                keep.add(t);
-            }
-        }
-        for (int i = keep.size() - 1; i >= 0; i--) {
-            deque.push(keep.get(i));
         }
     }
 
