@@ -60,9 +60,12 @@ import java.util.function.Supplier;
  *       {@link RejectedExecutionException}. {@link #shutdownNow()}: returns the tasks that never
  *       started and interrupts the running ones. After termination no pool thread is alive.</li>
  *   <li>A task run by {@link #execute} that throws does not harm its worker: the throwable goes
- *       to the builder's {@link Thread.UncaughtExceptionHandler} if one is set, else it is logged
- *       as an SLF4J warning. Tasks run by {@code submit} report it through their
- *       {@link java.util.concurrent.Future}.</li>
+ *       to the builder's {@link Thread.UncaughtExceptionHandler} if one is set, else to the
+ *       worker thread's own ({@link Thread#getUncaughtExceptionHandler()}), as if the task had
+ *       ended the thread: the JVM's default prints the stack trace, and a handler set with
+ *       {@link Thread#setDefaultUncaughtExceptionHandler} sees it, as with
+ *       {@link Executors#newFixedThreadPool}. The worker carries on. Tasks run by
+ *       {@code submit} report it through their {@link java.util.concurrent.Future}.</li>
  *   <li>A task's interrupt status is cleared before the next task runs on the same worker.</li>
  *   <li>Tasks that block (I/O, sleeps, locks) hold their worker, as in a fixed thread pool; size
  *       the pool for the blocking share of the work.</li>
@@ -623,7 +626,12 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         }
 
         /**
-         * Receives whatever a task run by {@code execute} throws; default: an SLF4J warning.
+         * Receives whatever a task run by {@code execute} throws, called on the worker thread,
+         * which then carries on. Default: the worker thread's own
+         * {@link Thread#getUncaughtExceptionHandler() uncaught-exception handler}, as if the task
+         * had ended the thread (with no handler set anywhere, the JVM prints the stack trace to
+         * standard error, as {@link Executors#newFixedThreadPool} does). If the handler throws,
+         * both are logged as an SLF4J warning.
          *
          * @throws NullPointerException if {@code handler} is null
          */

@@ -70,14 +70,81 @@ class TaskFailureTest {
         }
     }
 
+    /**
+     * With no handler in the builder, a failure goes to the worker thread's uncaught-exception
+     * handler, as if it had ended the thread: a process-wide default handler sees it, as it
+     * would with newFixedThreadPool.
+     */
     @Test
-    void withoutAHandlerTheFailureIsLoggedAndTheWorkerCarriesOn() throws Exception {
-        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).build()) {
+    void withoutABuilderHandlerTheFailureReachesTheDefaultUncaughtExceptionHandler() throws Exception {
+        Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+        List<Throwable> reported = new CopyOnWriteArrayList<>();
+        List<Thread> reportedOn = new CopyOnWriteArrayList<>();
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
+            reportedOn.add(t);
+            reported.add(e);
+        });
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).threadNamePrefix("ueh").build()) {
+            IllegalStateException x = new IllegalStateException("expected in this test: default handler");
             pool.execute(() -> {
-                throw new IllegalStateException("expected in this test: logged as a warning");
+                throw x;
+            });
+            assertEquals("ueh-worker-0", pool.submit(() -> Thread.currentThread().getName()).get(HANG, TimeUnit.SECONDS));
+            assertEquals(List.of(x), reported);
+            assertEquals("ueh-worker-0", reportedOn.get(0).getName());
+            assertTrue(reportedOn.get(0).isAlive(), "the worker carries on");
+        } finally {
+            Thread.setDefaultUncaughtExceptionHandler(before);
+        }
+    }
+
+    /** With no handler anywhere, the JVM's own default prints the stack trace, as for a fixed pool. */
+    @Test
+    void withoutAnyHandlerTheStackTraceIsPrintedToStandardError() throws Exception {
+        Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        Thread.setDefaultUncaughtExceptionHandler(null);
+        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).threadNamePrefix("printed").build()) {
+            pool.execute(() -> {
+                throw new IllegalStateException("expected in this test: printed");
             });
             assertEquals(7, pool.submit(() -> 7).get(HANG, TimeUnit.SECONDS));
+        } finally {
+            System.setErr(err);
+            Thread.setDefaultUncaughtExceptionHandler(before);
         }
+        String text = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(text.contains("Exception in thread \"printed-worker-0\" java.lang.IllegalStateException: "
+                + "expected in this test: printed"), text);
+        assertTrue(text.contains("at io.github.stealpool.TaskFailureTest"), text);
+    }
+
+    /** A thread factory's threads keep their own handler, and the builder's overrides it. */
+    @Test
+    void aThreadsOwnHandlerIsUsedAndTheBuildersHandlerWinsOverIt() throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        java.util.concurrent.ThreadFactory withHandler = r -> {
+            Thread t = new Thread(r);
+            t.setDaemon(true);
+            t.setUncaughtExceptionHandler((th, e) -> seen.add("thread's: " + e.getMessage()));
+            return t;
+        };
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).threadFactory(withHandler).build()) {
+            pool.execute(() -> {
+                throw new IllegalStateException("one");
+            });
+            assertEquals(1, pool.submit(() -> 1).get(HANG, TimeUnit.SECONDS));
+        }
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).threadFactory(withHandler)
+                .uncaughtExceptionHandler((th, e) -> seen.add("builder's: " + e.getMessage())).build()) {
+            pool.execute(() -> {
+                throw new IllegalStateException("two");
+            });
+            assertEquals(2, pool.submit(() -> 2).get(HANG, TimeUnit.SECONDS));
+        }
+        assertEquals(List.of("thread's: one", "builder's: two"), seen);
     }
 
     @Test

@@ -98,7 +98,7 @@ public final class Scheduler {
     private final String name;
     private final ThreadFactory threadFactory; // null: WorkerThreads named after the pool
     private final boolean daemon;
-    private final Thread.UncaughtExceptionHandler failureHandler; // null: log a warning
+    private final Thread.UncaughtExceptionHandler failureHandler; // null: the thread's own
 
     private volatile int runState;
 
@@ -129,7 +129,8 @@ public final class Scheduler {
      * @param name           used in thread names (default factory) and {@link #toString()}
      * @param threadFactory  creates the worker threads; null for the pool's own
      * @param daemon         whether the pool's own threads are daemons
-     * @param failureHandler receives what tasks run by {@code execute} throw; null to log it
+     * @param failureHandler receives what tasks run by {@code execute} throw; null for the worker
+     *                       thread's own uncaught-exception handler
      */
     public Scheduler(int parallelism, String name, ThreadFactory threadFactory, boolean daemon,
                      Thread.UncaughtExceptionHandler failureHandler) {
@@ -357,17 +358,33 @@ public final class Scheduler {
         }
     }
 
+    /**
+     * A task run by {@code execute} threw: hand it to the builder's handler, else to the worker
+     * thread's own uncaught-exception handler, as the thread would if the task had ended it (so
+     * the JVM's default prints it, and a default handler set with
+     * {@link Thread#setDefaultUncaughtExceptionHandler} sees it, as with a
+     * {@code ThreadPoolExecutor}). Either way the worker carries on. SLF4J hears only of a
+     * handler that itself throws.
+     */
     private void reportFailure(Runnable task, Throwable ex) {
-        if (failureHandler != null) {
-            try {
-                failureHandler.uncaughtException(Thread.currentThread(), ex);
+        Thread self = Thread.currentThread();
+        Thread.UncaughtExceptionHandler handler = failureHandler != null
+                ? failureHandler : self.getUncaughtExceptionHandler();
+        try {
+            if (handler != null) { // null only for a thread that has terminated
+                handler.uncaughtException(self, ex);
                 return;
-            } catch (Throwable handlerFailure) {
+            }
+        } catch (Throwable handlerFailure) {
+            try {
                 ex.addSuppressed(handlerFailure);
+            } catch (Throwable ignored) {
+                // out of memory: log the task's failure alone
             }
         }
         try {
-            LOG.warn("{}: task {} threw; the worker carries on", name, task.getClass().getName(), ex);
+            LOG.warn("{}: task {} threw and the uncaught-exception handler failed; the worker carries on",
+                    name, task.getClass().getName(), ex);
         } catch (Throwable ignored) {
             // Logging failed (out of memory?): nothing more we can do without killing the worker.
         }
