@@ -36,7 +36,7 @@ public final class Scope {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             PENDING = l.findVarHandle(Scope.class, "pending", int.class);
-            FAILURE = l.findVarHandle(Scope.class, "failure", Throwable.class);
+            FAILURE = l.findVarHandle(Scope.class, "failure", Failures.Thrown.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -46,7 +46,8 @@ public final class Scope {
     private final Signal done = new Signal();
     /** The body (until it returns) plus every spawned task not yet finished; 0 = closed. */
     private volatile int pending = 1;
-    private volatile Throwable failure;
+    /** The first spawned task's failure. */
+    private volatile Failures.Thrown failure;
 
     Scope(Scheduler scheduler) {
         this.scheduler = scheduler;
@@ -119,8 +120,8 @@ public final class Scope {
     }
 
     void finished(Throwable f) {
-        if (f != null && !FAILURE.compareAndSet(this, null, f)) {
-            Failures.combine(failure, f);
+        if (f != null && !FAILURE.compareAndSet(this, null, new Failures.Thrown(f))) {
+            Failures.combine(failure.failure, f);
         }
         if ((int) PENDING.getAndAdd(this, -1) == 1) {
             done.set();
@@ -137,9 +138,12 @@ public final class Scope {
         }
         finished(null);
         w.awaitLatch(done);
-        Throwable f = Failures.combine(bodyFailure, failure);
-        if (f != null) {
-            throw Failures.rethrow(f);
+        Failures.Thrown spawned = failure;
+        if (bodyFailure != null) { // thrown in this thread
+            throw Failures.rethrow(Failures.combine(bodyFailure, spawned == null ? null : spawned.failure));
+        }
+        if (spawned != null) {
+            throw Failures.rethrow(spawned.forThisThread());
         }
     }
 }

@@ -4,6 +4,8 @@ import io.github.stealpool.internal.Failures;
 import io.github.stealpool.internal.ForkedJob;
 import io.github.stealpool.internal.Latch;
 import io.github.stealpool.internal.Worker;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Collection;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
@@ -42,21 +44,58 @@ import java.util.concurrent.TimeoutException;
  * <h2>Outcome</h2>
  * A task completes once: by running, by {@link #cancel}, by {@link #complete} or
  * {@link #completeExceptionally}; later attempts change nothing. {@link #join()} and
- * {@link #invoke()} rethrow what {@code compute} threw as itself if it is unchecked (a
+ * {@link #invoke()} rethrow what {@code compute} threw with its type kept if it is unchecked (a
  * RuntimeException or an Error) and wrapped in a {@link CompletionException} otherwise;
  * {@link #get()} wraps it in an {@link ExecutionException} as {@link java.util.concurrent.Future}
  * requires. A cancelled task throws {@link CancellationException}. Cancelling does not interrupt
  * a task that is already running; its result is then discarded.
  *
- * <h2>Threads</h2>
+ * <p>An unchecked failure that another thread threw is rethrown as a new throwable of the same
+ * class, built in the joining thread (so its stack trace shows where the caller joined), with
+ * the same message and the original as its cause, as {@link java.util.concurrent.ForkJoinTask}
+ * does; where the class offers no public constructor to build one with, the original itself.
+ * {@link #getException()} returns the original.
+ *
+ * <h2>Threads, and one run per task</h2>
  * {@code fork()} and {@code invoke()} run on a pool worker, that is inside another task; from
  * any other thread use {@link WorkStealingPool#invoke(Task)} or {@link WorkStealingPool#submit(Task)}.
- * {@code join()}, {@code get()} and the completion methods work from any thread. Fork a task at
- * most once.
+ * {@code join()}, {@code get()} and the completion methods work from any thread.
+ *
+ * <p>A task is forked, submitted or invoked at most once (create a new one for each run): a
+ * second {@code fork()}, {@code invoke()} or submission throws {@link IllegalStateException}.
+ * {@code join()} or {@code get()} from a thread outside the pool on a task that is not complete
+ * and was never forked, submitted or started would wait forever, so it throws
+ * {@link IllegalStateException} naming what to call instead ({@code pool.invoke(task)}).
+ * Complete such a task by hand ({@link #complete}) before an outside thread joins it; a timed
+ * {@link #get(long, TimeUnit)} just waits for its timeout. On a pool worker {@code join()}
+ * waits, working meanwhile, as for any task.
  *
  * @param <T> the result type
  */
 public abstract class Task<T> extends Latch implements RunnableFuture<T>, ForkedJob {
+
+    private static final VarHandle CLAIMED;
+
+    static {
+        try {
+            CLAIMED = MethodHandles.lookup().findVarHandle(Task.class, "claimed", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * 1 once the task was forked, submitted, invoked or started: something will run it (or has).
+     * A misuse check, not part of running the task, so the hot paths keep it cheap: fork, invoke
+     * and invokeAll (on a worker, usually on the task they just created) read and write it
+     * plainly, which catches every second claim that the program orders after the first (the
+     * same thread, or any hand-off of the task between threads: the deque's release store
+     * publishes the write to a thief). Two threads claiming the same task at the same instant
+     * is a data race in the caller that may go unseen (the task may then run twice, one result
+     * kept). Submissions from outside ({@link #claim}) use a CAS, off the hot path. A CAS of
+     * a plain field through a VarHandle is fine: an int is read and written whole.
+     */
+    private int claimed;
 
     protected Task() {
     }
@@ -70,6 +109,9 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
         if (isSet()) {
             return;
         }
+        if (claimed == 0) {
+            claimed = 1; // run by hand: now someone runs it
+        }
         try {
             trySetResult(compute());
         } catch (Throwable ex) {
@@ -82,7 +124,8 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
      * (at {@link #join()}) or stolen by another.
      *
      * @return this task
-     * @throws IllegalStateException if the calling thread is not a pool worker
+     * @throws IllegalStateException if the calling thread is not a pool worker, or the task was
+     *                               already forked, submitted or invoked
      */
     public final Task<T> fork() {
         Worker w = Worker.current();
@@ -90,8 +133,41 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
             throw new IllegalStateException("fork() needs a pool worker: call it inside a task, or "
                     + "use pool.submit(task) or pool.invoke(task) from other threads");
         }
-        w.fork(this);
+        if (!claimHere()) {
+            throw alreadyClaimed("fork()");
+        }
+        w.fork(this); // its release store publishes the claim with the task
         return this;
+    }
+
+    /** Claims the task's one run for a submission (atomically); false if already claimed. */
+    final boolean claim() {
+        return CLAIMED.compareAndSet(this, 0, 1);
+    }
+
+    /** Claims the task's one run on the hot paths (see {@link #claimed}); false if claimed. */
+    private boolean claimHere() {
+        if (claimed != 0) {
+            return false;
+        }
+        claimed = 1;
+        return true;
+    }
+
+    /** Gives back a claim whose submission was rejected: nothing will run the task. */
+    final void unclaim() {
+        CLAIMED.setVolatile(this, 0);
+    }
+
+    final IllegalStateException alreadyClaimed(String what) {
+        return new IllegalStateException(what + " on a task that was already forked, submitted or "
+                + "invoked: a Task runs at most once; create a new one for each run (" + this + ")");
+    }
+
+    private IllegalStateException neverStarted(String what) {
+        return new IllegalStateException(what + " from a thread outside the pool on a task that was "
+                + "never forked or submitted would wait forever: use pool.invoke(task), or "
+                + "pool.submit(task) and then " + what + " (" + this + ")");
     }
 
     /**
@@ -99,12 +175,16 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
      *
      * @throws CancellationException if the task was cancelled
      * @throws CompletionException   wrapping a checked exception thrown by {@code compute}
+     * @throws IllegalStateException called outside the pool on a task never forked or submitted
      */
     public final T join() {
         if (!isSet()) {
             Worker w = Worker.current();
             if (w != null && w.tryUnfork(this)) {
                 return runHere(); // nobody stole it: the common case
+            }
+            if (w == null && claimed == 0 && !isSet()) { // re-read: completed by hand meanwhile?
+                throw neverStarted("join()");
             }
             awaitDone();
         }
@@ -127,12 +207,16 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
      * Runs the task in the calling worker and returns its result, as {@code fork(); join()}
      * would without the round trip through the deque.
      *
-     * @throws IllegalStateException if the calling thread is not a pool worker
+     * @throws IllegalStateException if the calling thread is not a pool worker, or the task was
+     *                               already forked, submitted or invoked
      */
     public final T invoke() {
         if (Worker.current() == null) {
             throw new IllegalStateException("invoke() runs the task in the calling worker; "
                     + "from other threads use pool.invoke(task)");
+        }
+        if (!claimHere()) {
+            throw alreadyClaimed("invoke()");
         }
         run();
         return report();
@@ -144,7 +228,9 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
      * attached as suppressed.
      *
      * @throws NullPointerException  if {@code tasks} or an element is null (before anything runs)
-     * @throws IllegalStateException if the calling thread is not a pool worker
+     * @throws IllegalStateException if the calling thread is not a pool worker, or a task was
+     *                               already forked, submitted or invoked, or appears twice
+     *                               (before anything runs)
      */
     public static void invokeAll(Task<?>... tasks) {
         Objects.requireNonNull(tasks, "tasks");
@@ -173,22 +259,36 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
         if (n == 0) {
             return;
         }
-        if (n > 1 && Worker.current() == null) {
+        Worker w = Worker.current();
+        if (n > 1 && w == null) {
             throw new IllegalStateException("invokeAll() needs a pool worker: call it inside a task");
+        }
+        for (int i = 0; i < n; i++) { // all or nothing: claim every task before running any
+            if (!tasks[i].claimHere()) {
+                for (int j = 0; j < i; j++) {
+                    tasks[j].claimed = 0;
+                }
+                throw tasks[i].alreadyClaimed("invokeAll() of tasks[" + i + "]");
+            }
         }
         // Fork from the last so that the second task ends on top of the deque: joining in
         // argument order then takes each back from the bottom, newest first.
         for (int i = n - 1; i >= 1; i--) {
-            tasks[i].fork();
+            w.fork(tasks[i]);
         }
         tasks[0].run();
-        Throwable failure = tasks[0].failure();
+        Task<?> firstFailed = tasks[0].failure() != null ? tasks[0] : null;
         for (int i = 1; i < n; i++) {
             tasks[i].awaitDone();
-            failure = Failures.combine(failure, tasks[i].failure());
+            Throwable f = tasks[i].failure();
+            if (firstFailed == null) {
+                firstFailed = f != null ? tasks[i] : null;
+            } else {
+                Failures.combine(firstFailed.failure(), f);
+            }
         }
-        if (failure != null) {
-            throw Failures.rethrow(failure);
+        if (firstFailed != null) {
+            throw Failures.rethrow(firstFailed.failureForThisThread());
         }
     }
 
@@ -200,9 +300,13 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
      * @throws CancellationException if the task was cancelled
      * @throws ExecutionException    if {@code compute} threw
      * @throws InterruptedException  if a thread outside the pool is interrupted while waiting
+     * @throws IllegalStateException called outside the pool on a task never forked or submitted
      */
     @Override
     public final T get() throws InterruptedException, ExecutionException {
+        if (claimed == 0 && !isSet() && Worker.current() == null) {
+            throw neverStarted("get()");
+        }
         await(-1L);
         return reportForFuture();
     }
@@ -311,7 +415,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
 
     @SuppressWarnings("unchecked")
     private T report() {
-        Throwable f = failure();
+        Throwable f = failureForThisThread();
         if (f != null) {
             throw Failures.rethrow(f);
         }
@@ -322,7 +426,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
     private T reportForFuture() throws ExecutionException {
         Throwable f = failure();
         if (f instanceof CancellationException) {
-            throw (CancellationException) f;
+            throw (CancellationException) failureForThisThread();
         }
         if (f != null) {
             throw new ExecutionException(f);

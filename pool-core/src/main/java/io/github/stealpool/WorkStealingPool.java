@@ -112,14 +112,67 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
     // ------------------------------------------------------------------ ExecutorService
 
     /**
-     * Runs {@code command} on some worker at some time.
+     * Runs {@code command} on some worker at some time. A {@link Task} given here counts as
+     * submitted (see {@link #submit(Task)}).
      *
      * @throws NullPointerException       if {@code command} is null
      * @throws RejectedExecutionException if the pool is shut down
+     * @throws IllegalStateException      if {@code command} is a {@link Task} that was already
+     *                                    forked, submitted or invoked
      */
     @Override
     public void execute(Runnable command) {
-        scheduler.execute(Objects.requireNonNull(command, "command"));
+        Objects.requireNonNull(command, "command");
+        if (command instanceof Task) {
+            executeTask((Task<?>) command);
+        } else {
+            scheduler.execute(command);
+        }
+    }
+
+    private void executeTask(Task<?> task) {
+        if (!task.claim()) {
+            throw task.alreadyClaimed("submitting");
+        }
+        try {
+            scheduler.execute(task);
+        } catch (RuntimeException | Error e) {
+            task.unclaim(); // rejected: nothing will run it
+            throw e;
+        }
+    }
+
+    /**
+     * As {@link ExecutorService#submit(Callable)}.
+     *
+     * @throws NullPointerException       if {@code task} is null
+     * @throws RejectedExecutionException if the pool is shut down
+     */
+    @Override
+    public <T> Future<T> submit(Callable<T> task) {
+        return super.submit(Objects.requireNonNull(task, "task"));
+    }
+
+    /**
+     * As {@link ExecutorService#submit(Runnable)}.
+     *
+     * @throws NullPointerException       if {@code task} is null
+     * @throws RejectedExecutionException if the pool is shut down
+     */
+    @Override
+    public Future<?> submit(Runnable task) {
+        return super.submit(Objects.requireNonNull(task, "task"));
+    }
+
+    /**
+     * As {@link ExecutorService#submit(Runnable, Object)}.
+     *
+     * @throws NullPointerException       if {@code task} is null ({@code result} may be)
+     * @throws RejectedExecutionException if the pool is shut down
+     */
+    @Override
+    public <T> Future<T> submit(Runnable task, T result) {
+        return super.submit(Objects.requireNonNull(task, "task"), result);
     }
 
     /**
@@ -149,26 +202,35 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
     /**
      * As {@link ExecutorService#invokeAny(Collection)}.
      *
-     * @throws NullPointerException if {@code tasks} or any of its elements is null, checked
-     *                              before any task is submitted (the JDK's default checks an
-     *                              element only when it reaches it, which varies by JDK)
+     * @throws NullPointerException     if {@code tasks} or any of its elements is null, checked
+     *                                  before any task is submitted (the JDK's default checks an
+     *                                  element only when it reaches it, which varies by JDK)
+     * @throws IllegalArgumentException if {@code tasks} is empty
      */
     @Override
     public <T> T invokeAny(Collection<? extends Callable<T>> tasks) throws InterruptedException, ExecutionException {
-        return super.invokeAny(checkTasks(tasks));
+        return super.invokeAny(checkNonEmptyTasks(tasks));
     }
 
     /**
      * As {@link ExecutorService#invokeAny(Collection, long, TimeUnit)}.
      *
-     * @throws NullPointerException if {@code tasks}, any of its elements or {@code unit} is null,
-     *                              checked before any task is submitted
+     * @throws NullPointerException     if {@code tasks}, any of its elements or {@code unit} is
+     *                                  null, checked before any task is submitted
+     * @throws IllegalArgumentException if {@code tasks} is empty
      */
     @Override
     public <T> T invokeAny(Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
             throws InterruptedException, ExecutionException, TimeoutException {
         Objects.requireNonNull(unit, "unit");
-        return super.invokeAny(checkTasks(tasks), timeout, unit);
+        return super.invokeAny(checkNonEmptyTasks(tasks), timeout, unit);
+    }
+
+    private static <C extends Collection<?>> C checkNonEmptyTasks(C tasks) {
+        if (checkTasks(tasks).isEmpty()) {
+            throw new IllegalArgumentException("tasks is empty: invokeAny needs at least one task");
+        }
+        return tasks;
     }
 
     private static <C extends Collection<?>> C checkTasks(C tasks) {
@@ -328,6 +390,7 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      *
      * @throws NullPointerException       if {@code task} is null
      * @throws RejectedExecutionException if called from outside the pool after shutdown
+     * @throws IllegalStateException      if {@code task} was already forked, submitted or invoked
      */
     public <T> T invoke(Task<T> task) {
         Objects.requireNonNull(task, "task");
@@ -343,6 +406,7 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      *
      * @throws NullPointerException       if {@code task} is null
      * @throws RejectedExecutionException if the pool is shut down
+     * @throws IllegalStateException      if {@code task} was already forked, submitted or invoked
      */
     public <T> Task<T> submit(Task<T> task) {
         execute(Objects.requireNonNull(task, "task"));

@@ -1,5 +1,6 @@
 package io.github.stealpool;
 
+import static io.github.stealpool.Rethrown.assertRethrown;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -104,11 +105,11 @@ class FaultTest {
             assertInstanceOf(StackOverflowError.class, assertThrows(StackOverflowError.class,
                     () -> pool.invoke(overflow)));
             OutOfMemoryError oom = new OutOfMemoryError("thrown, not real");
-            assertEquals(oom, assertThrows(OutOfMemoryError.class, () -> pool.join(() -> {
+            assertRethrown(oom, assertThrows(OutOfMemoryError.class, () -> pool.join(() -> {
                 throw oom;
             }, () -> 1, (a, b) -> 1)));
             AssertionError error = new AssertionError("an Error");
-            assertEquals(error, assertThrows(AssertionError.class,
+            assertRethrown(error, assertThrows(AssertionError.class,
                     () -> pool.parallelFor(0, 1000, i -> {
                         if (i == 777) {
                             throw error;

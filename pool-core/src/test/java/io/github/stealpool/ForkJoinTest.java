@@ -1,5 +1,6 @@
 package io.github.stealpool;
 
+import static io.github.stealpool.Rethrown.assertRethrown;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -225,18 +226,18 @@ class ForkJoinTest {
 
     @ParameterizedTest(name = "parallelism={0}")
     @ValueSource(ints = {1, 2})
-    void joinRethrowsEachSidesFailureAsItself(int parallelism) {
+    void joinRethrowsEachSidesFailureWithItsClass(int parallelism) {
         WorkStealingPool p = pool(parallelism);
         IllegalStateException fromA = new IllegalStateException("a");
         IllegalArgumentException fromB = new IllegalArgumentException("b");
-        assertSame(fromA, assertThrows(IllegalStateException.class,
+        assertRethrown(fromA, assertThrows(IllegalStateException.class,
                 () -> p.join(() -> { throw fromA; }, () -> 1, (x, y) -> 1)));
-        assertSame(fromB, assertThrows(IllegalArgumentException.class,
+        assertRethrown(fromB, assertThrows(IllegalArgumentException.class,
                 () -> p.join(() -> 1, () -> { throw fromB; }, (x, y) -> 1)));
         StackOverflowError error = new StackOverflowError("b");
-        assertSame(error, assertThrows(StackOverflowError.class, () -> p.join(() -> { }, () -> { throw error; })));
+        assertRethrown(error, assertThrows(StackOverflowError.class, () -> p.join(() -> { }, () -> { throw error; })));
         // Inside the pool too.
-        assertSame(fromB, assertThrows(IllegalArgumentException.class, () -> p.invoke(new Task<Integer>() {
+        assertRethrown(fromB, assertThrows(IllegalArgumentException.class, () -> p.invoke(new Task<Integer>() {
             @Override
             protected Integer compute() {
                 return p.join(() -> 1, () -> { throw fromB; }, Integer::sum);
@@ -270,14 +271,14 @@ class ForkJoinTest {
                 bFinished.set(true);
                 throw fromB;
             }, (x, y) -> null));
-            assertSame(fromA, thrown);
+            assertRethrown(fromA, thrown);
             assertTrue(bFinished.get(), "join returned while b was still running");
-            assertEquals(List.of(fromB), Arrays.asList(thrown.getSuppressed()));
+            assertEquals(List.of(fromB), Arrays.asList(fromA.getSuppressed()));
         }
     }
 
     @Test
-    void aTaskThatFailedRethrowsAsItselfOrWrappedIfChecked() {
+    void aTaskThatFailedRethrowsWithItsClassOrWrappedIfChecked() {
         WorkStealingPool p = pool(2);
         IllegalStateException unchecked = new IllegalStateException("x");
         Task<Integer> failing = new Task<>() {
@@ -286,8 +287,8 @@ class ForkJoinTest {
                 throw unchecked;
             }
         };
-        assertSame(unchecked, assertThrows(IllegalStateException.class, () -> p.invoke(failing)));
-        assertSame(unchecked, assertThrows(IllegalStateException.class, failing::join));
+        assertRethrown(unchecked, assertThrows(IllegalStateException.class, () -> p.invoke(failing)));
+        assertRethrown(unchecked, assertThrows(IllegalStateException.class, failing::join));
         assertSame(unchecked, assertThrows(ExecutionException.class, failing::get).getCause());
         assertTrue(failing.isCompletedAbnormally());
         assertSame(unchecked, failing.getException());
@@ -319,9 +320,9 @@ class ForkJoinTest {
                 return null;
             }
         }));
-        assertSame(first, thrown);
+        assertRethrown(first, thrown);
         assertTrue(slowDone.get());
-        assertEquals(List.of(second), Arrays.asList(thrown.getSuppressed()));
+        assertEquals(List.of(second), Arrays.asList(first.getSuppressed()));
     }
 
     private static Task<Void> failWith(RuntimeException e) {
@@ -349,7 +350,7 @@ class ForkJoinTest {
                 throw boom;
             });
         }));
-        assertSame(boom, thrown);
+        assertRethrown(boom, thrown);
         assertEquals(20, finished.get(), "scope rethrew before its other tasks finished");
 
         IllegalArgumentException bodyFailure = new IllegalArgumentException("body");
@@ -362,9 +363,9 @@ class ForkJoinTest {
             });
             throw bodyFailure;
         }));
-        assertSame(bodyFailure, fromBody);
+        assertRethrown(bodyFailure, fromBody);
         assertTrue(spawnedRan.get());
-        assertSame(boom, fromBody.getSuppressed()[0]);
+        assertSame(boom, bodyFailure.getSuppressed()[0]);
     }
 
     @Test
@@ -423,8 +424,18 @@ class ForkJoinTest {
     }
 
     @Test
-    void aTaskCanBeCompletedAndAwaitedFromOutsideThePool() throws Exception {
-        Fib t = new Fib(50); // never run: completed by hand
+    void aQueuedTaskCanBeCompletedByHandAndAwaitedFromOutsideThePool() throws Exception {
+        WorkStealingPool p = pool(1);
+        CountDownLatch hold = new CountDownLatch(1);
+        p.execute(() -> {
+            try {
+                hold.await(HANG, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        Fib t = new Fib(50);
+        p.submit(t); // queued behind the blocker: completed by hand, never run
         CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(t::join);
         assertThrows(TimeoutException.class, () -> t.get(50, TimeUnit.MILLISECONDS));
         assertTrue(t.complete(7L));
@@ -433,6 +444,9 @@ class ForkJoinTest {
         assertTrue(t.isCompletedNormally());
         assertNull(t.getException());
         assertThrows(NullPointerException.class, () -> t.get(1, null));
+        hold.countDown();
+        assertEquals(3, p.submit(() -> 3).get(HANG, TimeUnit.SECONDS)); // ran t's turn: a no-op
+        assertEquals(7L, t.join());
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.github.stealpool;
 
+import static io.github.stealpool.Rethrown.assertRethrown;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -148,7 +149,7 @@ class RangeLoopTest {
     }
 
     @Test
-    void aFailureStopsTheLoopAndReachesTheCallerAsItself() {
+    void aFailureStopsTheLoopAndReachesTheCallerWithItsClass() {
         WorkStealingPool p = pool(2);
         IllegalStateException boom = new IllegalStateException("index 3");
         LongAdder visited = new LongAdder();
@@ -159,11 +160,11 @@ class RangeLoopTest {
                 throw boom;
             }
         }));
-        assertSame(boom, thrown);
+        assertRethrown(boom, thrown);
         assertTrue(visited.sum() < n, "the loop ran on after the failure: " + visited.sum());
 
         // Inside the pool too, and the pool still works afterwards.
-        assertSame(boom, assertThrows(IllegalStateException.class, () -> p.invoke(new Task<Void>() {
+        assertRethrown(boom, assertThrows(IllegalStateException.class, () -> p.invoke(new Task<Void>() {
             @Override
             protected Void compute() {
                 p.parallelForLong(0, 1000, i -> {

@@ -9,6 +9,26 @@ public final class Failures {
     }
 
     /**
+     * A failure and the thread it was thrown in, for whoever rethrows it later, maybe in another
+     * thread ({@link #forThisThread()}).
+     */
+    public static final class Thrown {
+        public final Throwable failure;
+        public final Thread thrower;
+
+        /** Records {@code failure} as thrown in the calling thread. */
+        public Thrown(Throwable failure) {
+            this.failure = failure;
+            this.thrower = Thread.currentThread();
+        }
+
+        /** As {@link Failures#forThisThread(Throwable, Thread)}. */
+        public Throwable forThisThread() {
+            return Failures.forThisThread(failure, thrower);
+        }
+    }
+
+    /**
      * Throws {@code t} as itself if it is unchecked (a RuntimeException or an Error), else
      * wrapped in a {@link CompletionException}. Declared to return so callers can write
      * {@code throw Failures.rethrow(t)}.
@@ -21,6 +41,71 @@ public final class Failures {
             throw (Error) t;
         }
         throw new CompletionException(t);
+    }
+
+    /**
+     * {@code original} as the calling thread should rethrow it. If it was thrown in another
+     * thread ({@code thrower}) and is unchecked, this returns a new throwable of exactly the same
+     * class, built in the calling thread (so its stack trace shows where the caller joined),
+     * with the same message and {@code original} as its cause, as {@code ForkJoinTask} does: a
+     * caller that catches by type still catches it, and the log shows both threads' frames. The
+     * copy is made through the class's public constructor taking {@code (String, Throwable)},
+     * else {@code (Throwable)}, else {@code (String)} or {@code ()} followed by
+     * {@code initCause}. When no such copy can be made (no such constructor, a non-public class,
+     * a constructor that throws, no memory) the original is returned. A checked exception is
+     * returned as it is: {@link #rethrow} wraps it in a {@code CompletionException}, which is
+     * already built in the calling thread.
+     *
+     * @param thrower the thread that threw {@code original}, or null if unknown (no copy)
+     */
+    public static Throwable forThisThread(Throwable original, Thread thrower) {
+        if (original == null || thrower == null || thrower == Thread.currentThread()
+                || !(original instanceof RuntimeException || original instanceof Error)) {
+            return original;
+        }
+        try {
+            Throwable copy = copyOf(original);
+            return copy != null && copy.getClass() == original.getClass() ? copy : original;
+        } catch (Throwable cannotCopy) { // reflection refused, the constructor threw, no memory
+            return original;
+        }
+    }
+
+    private static Throwable copyOf(Throwable original) throws ReflectiveOperationException {
+        Class<? extends Throwable> type = original.getClass();
+        String message = original.getMessage();
+        java.lang.reflect.Constructor<?> ofMessage = null;
+        java.lang.reflect.Constructor<?> ofNothing = null;
+        java.lang.reflect.Constructor<?> ofCause = null;
+        for (java.lang.reflect.Constructor<?> c : type.getConstructors()) {
+            Class<?>[] ps = c.getParameterTypes();
+            if (ps.length == 2 && ps[0] == String.class && ps[1] == Throwable.class) {
+                return (Throwable) c.newInstance(message, original);
+            } else if (ps.length == 1 && ps[0] == Throwable.class) {
+                ofCause = c;
+            } else if (ps.length == 1 && ps[0] == String.class) {
+                ofMessage = c;
+            } else if (ps.length == 0) {
+                ofNothing = c;
+            }
+        }
+        if (ofCause != null && message == null) {
+            return (Throwable) ofCause.newInstance(original); // its message would be the cause's
+        }
+        Throwable copy;
+        if (ofMessage != null) {
+            copy = (Throwable) ofMessage.newInstance(message);
+        } else if (ofNothing != null && message == null) {
+            copy = (Throwable) ofNothing.newInstance();
+        } else if (ofCause != null) {
+            return (Throwable) ofCause.newInstance(original);
+        } else if (ofNothing != null) {
+            copy = (Throwable) ofNothing.newInstance(); // loses the message; the cause keeps it
+        } else {
+            return null;
+        }
+        copy.initCause(original); // throws if the constructor set a cause: then no copy
+        return copy;
     }
 
     /** Attaches {@code second} to {@code first} as suppressed, unless they are the same. */

@@ -67,7 +67,7 @@ public final class Join {
             rb = b.get();
         } else {
             w.awaitLatch(jb);
-            Throwable f = jb.failure();
+            Throwable f = jb.failureForThisThread(); // a thief threw it: rebuilt for this thread
             if (f != null) {
                 throw Failures.rethrow(f);
             }
@@ -89,7 +89,7 @@ public final class Join {
             b.run();
         } else {
             w.awaitLatch(jb);
-            Throwable f = jb.failure();
+            Throwable f = jb.failureForThisThread(); // a thief threw it: rebuilt for this thread
             if (f != null) {
                 throw Failures.rethrow(f);
             }

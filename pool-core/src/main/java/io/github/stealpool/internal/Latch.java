@@ -28,12 +28,15 @@ public abstract class Latch {
     /** Stands for a null result. */
     private static final Object NIL = new Object();
 
-    /** A failed outcome (a CancellationException if cancelled). */
+    /** A failed outcome (a CancellationException if cancelled), and the thread that set it. */
     private static final class Failure {
         final Throwable cause;
+        /** Where {@code cause} was thrown (or the task cancelled or completed exceptionally). */
+        final Thread thrower;
 
         Failure(Throwable cause) {
             this.cause = cause;
+            this.thrower = Thread.currentThread();
         }
     }
 
@@ -92,6 +95,21 @@ public abstract class Latch {
     protected final Throwable failure() {
         Object o = outcome;
         return o instanceof Failure ? ((Failure) o).cause : null;
+    }
+
+    /**
+     * The failure as the calling thread should throw it: if it was recorded in another thread,
+     * a new throwable of the same class built here, with the original as its cause, so that the
+     * stack trace shows where this thread waited ({@link Failures#forThisThread}); else the
+     * original. Null if the latch is not set exceptionally.
+     */
+    protected final Throwable failureForThisThread() {
+        Object o = outcome;
+        if (!(o instanceof Failure)) {
+            return null;
+        }
+        Failure f = (Failure) o;
+        return Failures.forThisThread(f.cause, f.thrower);
     }
 
     /** Sets a normal outcome ({@code value} may be null) unless set already; true if this call did. */

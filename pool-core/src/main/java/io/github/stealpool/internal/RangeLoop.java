@@ -43,7 +43,7 @@ public abstract class RangeLoop {
 
     static {
         try {
-            FAILURE = MethodHandles.lookup().findVarHandle(RangeLoop.class, "failure", Throwable.class);
+            FAILURE = MethodHandles.lookup().findVarHandle(RangeLoop.class, "failure", Failures.Thrown.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -53,7 +53,7 @@ public abstract class RangeLoop {
     private final long maxBatch;
     /** Every range of the current window: searched by thieves, folded by reductions. */
     private final ConcurrentLinkedQueue<StealableRange> segments = new ConcurrentLinkedQueue<>();
-    private volatile Throwable failure;
+    private volatile Failures.Thrown failure;
     private Scheduler scheduler; // set by run() before any participant exists
 
     protected RangeLoop(long minBatch, long maxBatch) {
@@ -82,9 +82,9 @@ public abstract class RangeLoop {
             runWindow(w, parallelism, cur, len);
             cur += len;
         }
-        Throwable f = failure;
+        Failures.Thrown f = failure;
         if (f != null) {
-            throw Failures.rethrow(f);
+            throw Failures.rethrow(f.forThisThread());
         }
     }
 
@@ -189,9 +189,9 @@ public abstract class RangeLoop {
     }
 
     private void fail(Throwable t) {
-        if (!FAILURE.compareAndSet(this, null, t)) {
+        if (!FAILURE.compareAndSet(this, null, new Failures.Thrown(t))) {
             try {
-                Failures.combine(failure, t);
+                Failures.combine(failure.failure, t);
             } catch (Throwable ignored) {
                 // addSuppressed could not allocate: the first failure is what the caller gets
             }

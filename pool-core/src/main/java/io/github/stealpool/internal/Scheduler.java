@@ -66,9 +66,10 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>SHUTDOWN: some worker is still alive (the last one retires only after finding every queue
  *       empty, under the same lock), so the task is accepted and will run;</li>
- *   <li>STOP or TERMINATED: nothing will start queued tasks any more, and whatever is queued
- *       after {@code shutdownNow}'s sweep belongs to submitters in the same position (rules 2
- *       and 3: no exiting worker and no fork left it there). The submitter sweeps the injection
+ *   <li>STOP or TERMINATED: workers no longer start looking for tasks (one that began a search
+ *       before STOP may still take a task, and by rule 1 runs it), and whatever is queued after
+ *       {@code shutdownNow}'s sweep belongs to submitters in the same position (rules 2 and 3:
+ *       no exiting worker and no fork left it there). The submitter sweeps the injection
  *       queue and every deque (a worker may have moved its task into a deque with a batch, and
  *       may have exited since), rejects its task if it finds it, and puts the others back for
  *       their own submitters before it unlocks. Not found means a thread took it out, which by
