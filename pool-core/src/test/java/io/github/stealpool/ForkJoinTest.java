@@ -392,11 +392,8 @@ class ForkJoinTest {
 
     // ------------------------------------------------------------------ cancellation, completion
 
-    @Test
-    void aCancelledTaskNeverRunsAndJoinThrowsCancellationException() throws Exception {
-        WorkStealingPool p = pool(1);
-        AtomicBoolean ran = new AtomicBoolean();
-        CountDownLatch hold = new CountDownLatch(1);
+    /** Keeps a one-worker pool's worker busy until {@code hold} opens, so tasks stay queued. */
+    private static void holdTheOnlyWorker(WorkStealingPool p, CountDownLatch hold) {
         p.execute(() -> {
             try {
                 hold.await(HANG, TimeUnit.SECONDS);
@@ -404,6 +401,14 @@ class ForkJoinTest {
                 Thread.currentThread().interrupt();
             }
         });
+    }
+
+    @Test
+    void aCancelledTaskNeverRunsAndJoinThrowsCancellationException() throws Exception {
+        WorkStealingPool p = pool(1);
+        AtomicBoolean ran = new AtomicBoolean();
+        CountDownLatch hold = new CountDownLatch(1);
+        holdTheOnlyWorker(p, hold);
         Task<Integer> t = p.submit(new Task<>() {
             @Override
             protected Integer compute() {
@@ -427,13 +432,7 @@ class ForkJoinTest {
     void aQueuedTaskCanBeCompletedByHandAndAwaitedFromOutsideThePool() throws Exception {
         WorkStealingPool p = pool(1);
         CountDownLatch hold = new CountDownLatch(1);
-        p.execute(() -> {
-            try {
-                hold.await(HANG, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
+        holdTheOnlyWorker(p, hold);
         Fib t = new Fib(50);
         p.submit(t); // queued behind the blocker: completed by hand, never run
         CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(t::join);
