@@ -62,13 +62,18 @@ import java.util.concurrent.TimeoutException;
  * {@code join()}, {@code get()} and the completion methods work from any thread.
  *
  * <p>A task is forked, submitted or invoked at most once (create a new one for each run): a
- * second {@code fork()}, {@code invoke()} or submission throws {@link IllegalStateException}.
- * {@code join()} or {@code get()} from a thread outside the pool on a task that is not complete
- * and was never forked, submitted or started would wait forever, so it throws
- * {@link IllegalStateException} naming what to call instead ({@code pool.invoke(task)}).
- * Complete such a task by hand ({@link #complete}) before an outside thread joins it; a timed
- * {@link #get(long, TimeUnit)} just waits for its timeout. On a pool worker {@code join()}
- * waits, working meanwhile, as for any task.
+ * second {@code fork()}, {@code invoke()} or submission (also through {@code execute} or the
+ * {@code submit(Runnable)} of {@code ExecutorService}) throws {@link IllegalStateException}.
+ *
+ * <p>From a thread outside the pool, {@code join()} and {@code get()} need the task forked,
+ * submitted, invoked, started or completed <em>before</em> the call: by this thread, or by one
+ * whose action this thread has seen (through the usual happens-before, such as a queue or a
+ * latch). Otherwise nothing is known to be about to run it, and they throw
+ * {@link IllegalStateException} naming what to call instead ({@code pool.invoke(task)}) rather
+ * than wait forever, where {@code ForkJoinTask} would. So a task that another task will fork
+ * later, or that another thread will {@link #complete} later, is joined from outside only after
+ * that has happened, or waited for with a timed {@link #get(long, TimeUnit)}. On a pool worker
+ * {@code join()} waits, working meanwhile, as for any task.
  *
  * @param <T> the result type
  */

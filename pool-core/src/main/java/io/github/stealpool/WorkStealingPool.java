@@ -131,15 +131,25 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
     }
 
     private void executeTask(Task<?> task) {
-        if (!task.claim()) {
-            throw task.alreadyClaimed("submitting");
-        }
+        claimForSubmission(task);
         try {
             scheduler.execute(task);
-        } catch (RuntimeException | Error e) {
-            task.unclaim(); // rejected: nothing will run it
+        } catch (RejectedExecutionException e) {
+            task.unclaim(); // rejected, so nothing will run it (any other failure came after)
             throw e;
         }
+    }
+
+    /** A Task passed where a Runnable goes counts as submitted: claims it (see Task). */
+    private static Task<?> claimForSubmission(Runnable task) {
+        if (!(task instanceof Task)) {
+            return null;
+        }
+        Task<?> t = (Task<?>) task;
+        if (!t.claim()) {
+            throw t.alreadyClaimed("submitting");
+        }
+        return t;
     }
 
     /**
@@ -161,7 +171,15 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      */
     @Override
     public Future<?> submit(Runnable task) {
-        return super.submit(Objects.requireNonNull(task, "task"));
+        Task<?> t = claimForSubmission(Objects.requireNonNull(task, "task"));
+        try {
+            return super.submit(task);
+        } catch (RejectedExecutionException e) {
+            if (t != null) {
+                t.unclaim();
+            }
+            throw e;
+        }
     }
 
     /**
@@ -172,7 +190,15 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      */
     @Override
     public <T> Future<T> submit(Runnable task, T result) {
-        return super.submit(Objects.requireNonNull(task, "task"), result);
+        Task<?> t = claimForSubmission(Objects.requireNonNull(task, "task"));
+        try {
+            return super.submit(task, result);
+        } catch (RejectedExecutionException e) {
+            if (t != null) {
+                t.unclaim();
+            }
+            throw e;
+        }
     }
 
     /**

@@ -79,6 +79,18 @@ class MisuseTest {
     }
 
     @Test
+    void aTaskSubmittedAsAPlainRunnableCountsAsSubmitted() throws Exception {
+        java.util.concurrent.ExecutorService es = pool;
+        Counting t = new Counting();
+        java.util.concurrent.Future<?> f = es.submit((Runnable) t);
+        assertEquals(1, t.join(), "joined from outside: submitted through ExecutorService.submit");
+        f.get(HANG, TimeUnit.SECONDS);
+        assertThrows(IllegalStateException.class, () -> es.submit((Runnable) t));
+        assertThrows(IllegalStateException.class, () -> es.submit(t, "result"));
+        assertEquals(1, t.runs.get());
+    }
+
+    @Test
     void aSubmittedTaskCanBeJoinedFromOutside() throws Exception {
         Counting t = new Counting();
         assertSame(t, pool.submit(t));
@@ -249,6 +261,13 @@ class MisuseTest {
         }
     }
 
+    /** Its (String, Throwable) constructor drops the cause: a copy would lose the original. */
+    public static final class DropsCause extends RuntimeException {
+        public DropsCause(String message, Throwable cause) {
+            super(message);
+        }
+    }
+
     /** Copyable, but only without a message: the copy is made, the message kept by the cause. */
     public static final class NoMessage extends RuntimeException {
         public NoMessage() {
@@ -260,6 +279,10 @@ class MisuseTest {
         Uncopyable u = new Uncopyable(7);
         assertSame(u, assertThrows(Uncopyable.class, () -> pool.join(() -> {
             throw u;
+        }, () -> { })));
+        DropsCause d = new DropsCause("d", null);
+        assertSame(d, assertThrows(DropsCause.class, () -> pool.join(() -> {
+            throw d;
         }, () -> { })));
         NoMessage n = new NoMessage();
         NoMessage copy = assertThrows(NoMessage.class, () -> pool.join(() -> {

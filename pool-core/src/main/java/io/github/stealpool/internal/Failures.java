@@ -1,5 +1,6 @@
 package io.github.stealpool.internal;
 
+import java.lang.ref.WeakReference;
 import java.util.concurrent.CompletionException;
 
 /** How a failure recorded in one thread is rethrown in another. */
@@ -12,19 +13,28 @@ public final class Failures {
      * A failure and the thread it was thrown in, for whoever rethrows it later, maybe in another
      * thread ({@link #forThisThread()}).
      */
-    public static final class Thrown {
+    public static class Thrown {
         public final Throwable failure;
-        public final Thread thrower;
+        /**
+         * Weak, as {@code ForkJoinTask} keeps only an id: a failed task kept after its pool
+         * closed must not pin the dead worker thread, and through it the whole pool.
+         */
+        private final WeakReference<Thread> thrower;
 
         /** Records {@code failure} as thrown in the calling thread. */
         public Thrown(Throwable failure) {
             this.failure = failure;
-            this.thrower = Thread.currentThread();
+            this.thrower = new WeakReference<>(Thread.currentThread());
         }
 
-        /** As {@link Failures#forThisThread(Throwable, Thread)}. */
+        /** True if the calling thread is the one that recorded the failure. */
+        public boolean thrownHere() {
+            return thrower.get() == Thread.currentThread();
+        }
+
+        /** As {@link Failures#forThisThread(Throwable, boolean)}. */
         public Throwable forThisThread() {
-            return Failures.forThisThread(failure, thrower);
+            return Failures.forThisThread(failure, thrownHere());
         }
     }
 
@@ -56,16 +66,23 @@ public final class Failures {
      * returned as it is: {@link #rethrow} wraps it in a {@code CompletionException}, which is
      * already built in the calling thread.
      *
-     * @param thrower the thread that threw {@code original}, or null if unknown (no copy)
+     * <p>A copy is used only if it is of exactly that class and has {@code original} as its
+     * cause (a constructor that drops the cause would lose the original's stack trace and
+     * suppressed failures). Fields of the class's own are not copied, as with
+     * {@code ForkJoinTask}: code that reads them should use {@code getCause()} or
+     * {@code getException()}.
+     *
+     * @param thrownHere whether the calling thread threw {@code original} (then no copy)
      */
-    public static Throwable forThisThread(Throwable original, Thread thrower) {
-        if (original == null || thrower == null || thrower == Thread.currentThread()
+    public static Throwable forThisThread(Throwable original, boolean thrownHere) {
+        if (original == null || thrownHere
                 || !(original instanceof RuntimeException || original instanceof Error)) {
             return original;
         }
         try {
             Throwable copy = copyOf(original);
-            return copy != null && copy.getClass() == original.getClass() ? copy : original;
+            return copy != null && copy.getClass() == original.getClass()
+                    && copy.getCause() == original ? copy : original;
         } catch (Throwable cannotCopy) { // reflection refused, the constructor threw, no memory
             return original;
         }

@@ -28,15 +28,13 @@ public abstract class Latch {
     /** Stands for a null result. */
     private static final Object NIL = new Object();
 
-    /** A failed outcome (a CancellationException if cancelled), and the thread that set it. */
-    private static final class Failure {
-        final Throwable cause;
-        /** Where {@code cause} was thrown (or the task cancelled or completed exceptionally). */
-        final Thread thrower;
-
+    /**
+     * A failed outcome (a CancellationException if cancelled), and where it was thrown (or the
+     * task cancelled or completed exceptionally), for rethrowing it in another thread.
+     */
+    private static final class Failure extends Failures.Thrown {
         Failure(Throwable cause) {
-            this.cause = cause;
-            this.thrower = Thread.currentThread();
+            super(cause);
         }
     }
 
@@ -94,7 +92,7 @@ public abstract class Latch {
     /** The failure if set exceptionally or cancelled, else null. */
     protected final Throwable failure() {
         Object o = outcome;
-        return o instanceof Failure ? ((Failure) o).cause : null;
+        return o instanceof Failure ? ((Failure) o).failure : null;
     }
 
     /**
@@ -108,8 +106,7 @@ public abstract class Latch {
         if (!(o instanceof Failure)) {
             return null;
         }
-        Failure f = (Failure) o;
-        return Failures.forThisThread(f.cause, f.thrower);
+        return ((Failure) o).forThisThread();
     }
 
     /** Sets a normal outcome ({@code value} may be null) unless set already; true if this call did. */

@@ -40,9 +40,10 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li><b>Whoever takes a task out of a queue runs it</b>, with three exceptions, all under
  *       {@code mainLock}: {@code shutdownNow}'s sweep (returns it, or abandons a fork/join
- *       piece), a late submitter's sweep ({@link #settleLate}: rejects its own task, puts the
- *       others back before unlocking), and a dead worker's hand-off (offers its deque to the
- *       injection queue, only before STOP). A worker that takes a batch from the injection queue
+ *       piece), a late submitter's sweep ({@link #settleLate}: rejects its own task, abandons
+ *       fork/join pieces as {@code shutdownNow} does, puts the other plain tasks back before
+ *       unlocking), and a dead worker's hand-off (offers its deque to the injection queue, only
+ *       before STOP). A worker that takes a batch from the injection queue
  *       pushes the rest onto its deque while it holds the stripe's lock, which the sweeps take
  *       too, so a sweep finds each task of the batch in the stripe or in that deque; the
  *       batch's first task the worker runs, whatever the run state.</li>
@@ -54,7 +55,11 @@ import org.slf4j.LoggerFactory;
  *       {@code ShutdownRaceTest} forces that interleaving.</li>
  *   <li><b>No fork is left behind with nobody to abandon it</b>, which is what made the exit
  *       path touch the deque: {@link Worker#fork} checks the run state after its push, as
- *       {@code execute} does below, and takes the fork back itself if it sees STOP.</li>
+ *       {@code execute} does below, and takes the fork back itself if it sees STOP. If it cannot
+ *       (someone took it between its push and its check), the taker was a thief, which runs it,
+ *       or a sweep, which abandons it: a late submitter's sweep too, which is why that one
+ *       abandons fork/join pieces instead of putting them back (put back after STOP, nobody
+ *       would ever run or cancel them, and their joiner would wait forever).</li>
  * </ol>
  * <b>Submissions racing with shutdown.</b> A submitter checks {@code runState} before it
  * publishes (to reject tasks that come after shutdown) and again after: a volatile read after a
@@ -66,14 +71,17 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>SHUTDOWN: some worker is still alive (the last one retires only after finding every queue
  *       empty, under the same lock), so the task is accepted and will run;</li>
- *   <li>STOP or TERMINATED: workers no longer start looking for tasks (one that began a search
- *       before STOP may still take a task, and by rule 1 runs it), and whatever is queued after
- *       {@code shutdownNow}'s sweep belongs to submitters in the same position (rules 2 and 3:
- *       no exiting worker and no fork left it there). The submitter sweeps the injection
- *       queue and every deque (a worker may have moved its task into a deque with a batch, and
- *       may have exited since), rejects its task if it finds it, and puts the others back for
- *       their own submitters before it unlocks. Not found means a thread took it out, which by
- *       rule 1 means it ran or {@code shutdownNow} returned it: accepted either way.</li>
+ *   <li>STOP or TERMINATED: idle workers no longer look for tasks (one that began a search
+ *       before STOP, or one waiting inside a join, may still take a task, and by rule 1 runs
+ *       it), and whatever plain task is queued after {@code shutdownNow}'s sweep belongs to a
+ *       submitter in the same position (rules 2 and 3: no exiting worker and no fork left it
+ *       there). The submitter sweeps the injection queue and every deque (a worker may have
+ *       moved its task into a deque with a batch, and may have exited since), rejects its task
+ *       if it finds it, abandons fork/join pieces (a fork in transit, or another late
+ *       submitter's Task, which is then accepted and cancelled, as {@code shutdownNow} treats
+ *       them), and puts the plain tasks back for their own submitters before it unlocks. Not
+ *       found means a thread took it out, which by rule 1 means it ran, {@code shutdownNow}
+ *       returned it, or it was a fork/join piece and was cancelled: accepted either way.</li>
  * </ul>
  * So every accepted task either runs or is returned by {@code shutdownNow}, exactly once, and
  * every rejected one does neither.
@@ -283,12 +291,13 @@ public final class Scheduler {
     /**
      * A submitter saw the pool leave RUNNING after publishing {@code task}. Under SHUTDOWN the task
      * is accepted (a live worker will run it). Under STOP or TERMINATED nothing runs queued
-     * tasks any more and shutdownNow has already swept the queues, so everything still queued
-     * belongs to a submitter like us, each settling in turn under mainLock: we collect it all,
-     * keep ours (and reject it), and put the rest back for their submitters to find. Not found
-     * means a worker took it and runs it: accepted.
+     * tasks any more and shutdownNow has already swept the queues, so every plain task still
+     * queued belongs to a submitter like us, each settling in turn under mainLock: we collect it
+     * all, keep ours (and reject it), abandon fork/join pieces, and put the plain tasks back for
+     * their submitters to find. Not found means a worker took it and runs it: accepted.
+     * Package-private for ShutdownRaceTest.
      */
-    private void settleLate(Runnable task, boolean external) {
+    void settleLate(Runnable task, boolean external) {
         mainLock.lock();
         try {
             if (runState < STOP) {
@@ -297,6 +306,11 @@ public final class Scheduler {
             List<Runnable> stranded = new ArrayList<>();
             sweepQueues(stranded);
             boolean mine = removeSame(stranded, task);
+            // A fork/join piece here is a fork in transit (its forker could not take it back,
+            // see Worker.fork) or another late submitter's Task: after STOP nothing would run it
+            // if we put it back, and its joiner would wait forever. Cancel it, as shutdownNow
+            // does; a late submitter that then does not find its Task has it accepted, cancelled.
+            abandonForkJoinPieces(stranded);
             // Each offer below repeats one counted before, and ours, if rejected, was no
             // submission (a local one was never counted). Subtracted before the offers, so a
             // concurrent reading errs low, which statistics() clamps.
@@ -310,6 +324,20 @@ public final class Scheduler {
         } finally {
             mainLock.unlock();
         }
+    }
+
+    /**
+     * Removes the fork/join pieces ({@link ForkedJob}) from {@code swept} and abandons them: the
+     * pool will not run them, and whoever waits for one must be released (a CancellationException).
+     */
+    private static void abandonForkJoinPieces(List<Runnable> swept) {
+        swept.removeIf(t -> {
+            if (t instanceof ForkedJob) {
+                ((ForkedJob) t).abandon();
+                return true;
+            }
+            return false;
+        });
     }
 
     /** Removes {@code task} itself (not an equal one) from {@code list}; true if it was there. */
@@ -515,13 +543,7 @@ public final class Scheduler {
             sweepQueues(never);
             // Fork/join pieces are waited for inside the pool, not by the caller: cancel them
             // so their waiters finish, and hand back only what was submitted as such.
-            never.removeIf(t -> {
-                if (t instanceof ForkedJob) {
-                    ((ForkedJob) t).abandon();
-                    return true;
-                }
-                return false;
-            });
+            abandonForkJoinPieces(never);
             if (liveWorkers == 0 && runState < TERMINATED) {
                 terminate();
             }

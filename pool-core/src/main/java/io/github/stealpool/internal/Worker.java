@@ -119,11 +119,14 @@ public final class Worker implements Runnable {
         deque.push(job);
         VarHandle.fullFence(); // the push (a release store) before the read of runState (Dekker)
         if (scheduler.isStopping()) {
-            // Not at the bottom any more: shutdownNow's sweep took it (and abandons it), or a
-            // thief did (and runs it). Neither needs us.
             if (deque.tryUnpush(job)) {
                 job.abandon();
+                return;
             }
+            // Not at the bottom any more: a sweep took it (shutdownNow's or a late submitter's,
+            // which abandon fork/join pieces), or a thief (which runs it, so count it as
+            // submitted: completed never exceeds submitted). Neither needs a notice from us.
+            stats.incSubmitted();
             return;
         }
         stats.incSubmitted();

@@ -3,6 +3,7 @@ package io.github.stealpool.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.stealpool.Task;
@@ -11,6 +12,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -83,6 +85,7 @@ class ShutdownRaceTest {
         CountDownLatch workerAtExit = new CountDownLatch(1);
         CountDownLatch shutdownNowReturned = new CountDownLatch(1);
         CountDownLatch releaseFirst = new CountDownLatch(1);
+        AtomicReference<Integer> dequeAtExit = new AtomicReference<>();
         s.probe = new ShutdownProbe() {
             @Override
             public void stopPublished() {
@@ -92,6 +95,7 @@ class ShutdownRaceTest {
 
             @Override
             public void workerExitingAfterStop(Worker w) {
+                dequeAtExit.set(w.deque.size()); // the exit path takes nothing off its deque
                 workerAtExit.countDown();
                 await(shutdownNowReturned, "shutdownNow to return"); // the sweep runs meanwhile
             }
@@ -131,6 +135,7 @@ class ShutdownRaceTest {
         synchronized (ran) {
             assertEquals(Set.of("blocker", "t0"), ran);
         }
+        assertEquals(8, dequeAtExit.get(), "the leaving worker held its tasks off the deque");
         assertEquals(8, returned.size(), "returned " + returned);
         assertEquals(new HashSet<>(queued.subList(1, 9)), new HashSet<>(returned),
                 "every accepted task that did not run must be returned by shutdownNow");
@@ -138,20 +143,14 @@ class ShutdownRaceTest {
     }
 
     /**
-     * A fork made after {@code shutdownNow} (the running task did not stop at the interrupt) is
-     * cancelled at once and not left on the deque, where the exiting worker would no longer
-     * find it: whoever joins it is released.
+     * A fork made after {@code shutdownNow} has swept (the running task did not stop at the
+     * interrupt) is taken back by its forker and cancelled, not left on the deque, where the
+     * exiting worker would no longer find it: whoever joins it is released.
      */
     @Test
     void aForkAfterStopIsTakenBackAndCancelledByItsForker() throws Exception {
         Scheduler s = new Scheduler(1, "race", null, true, null);
-        CountDownLatch stopPublished = new CountDownLatch(1);
-        s.probe = new ShutdownProbe() {
-            @Override
-            public void stopPublished() {
-                stopPublished.countDown();
-            }
-        };
+        CountDownLatch swept = new CountDownLatch(1); // counted down once shutdownNow returned
         s.start();
         AtomicReference<Task<String>> forked = new AtomicReference<>();
         AtomicReference<Throwable> joined = new AtomicReference<>();
@@ -159,7 +158,7 @@ class ShutdownRaceTest {
         CountDownLatch done = new CountDownLatch(1);
         s.execute(() -> {
             started.countDown();
-            await(stopPublished, "shutdownNow");
+            await(swept, "shutdownNow to return");
             Task<String> child = new Task<>() {
                 @Override
                 protected String compute() {
@@ -177,11 +176,47 @@ class ShutdownRaceTest {
         });
         await(started, "the task to start");
         assertTrue(s.shutdownNow().isEmpty());
+        swept.countDown(); // the sweep is over: only the forker can take the fork back
         await(done, "the forking task to finish");
         assertTrue(s.awaitTermination(HANG, TimeUnit.SECONDS));
         assertTrue(forked.get().isCancelled(), String.valueOf(forked.get()));
         assertSame(java.util.concurrent.CancellationException.class, joined.get().getClass());
         assertFalse(forked.get().isCompletedNormally());
+        assertEquals(0, s.queuedTasks());
+    }
+
+    /**
+     * A late submitter settling after {@code shutdownNow} sweeps every queue. A fork/join piece
+     * it finds there (here a fork in transit: pushed by a worker that has not yet re-checked
+     * the run state, standing on the deque of a worker that has exited) must be cancelled, not
+     * put back: after STOP nothing would ever run it, and its joiner would wait forever.
+     * Another submitter's plain task goes back, for that submitter to settle.
+     */
+    @Test
+    void aLateSubmittersSweepCancelsAForkInTransitAndPutsPlainTasksBack() throws Exception {
+        Scheduler s = new Scheduler(1, "race", null, true, null);
+        s.start();
+        assertTrue(s.shutdownNow().isEmpty());
+        assertTrue(s.awaitTermination(HANG, TimeUnit.SECONDS));
+        // The worker has exited (happens-before via termination), so this thread may act as
+        // its deque's owner.
+        Task<String> inTransit = new Task<>() {
+            @Override
+            protected String compute() {
+                return "must not run after shutdownNow";
+            }
+        };
+        Runnable othersTask = () -> { };
+        s.deques[0].push(inTransit);
+        s.deques[0].push(othersTask);
+        Runnable mine = () -> { };
+        s.injection.offer(mine); // this submitter's publication; it then saw STOP
+
+        assertThrows(RejectedExecutionException.class, () -> s.settleLate(mine, true));
+        assertTrue(inTransit.isCancelled(), String.valueOf(inTransit));
+        assertEquals(1, s.queuedTasks(), "the other submitter's task is back in the queue");
+        assertThrows(RejectedExecutionException.class, () -> s.settleLate(othersTask, true),
+                "and that submitter finds it there and rejects it");
         assertEquals(0, s.queuedTasks());
     }
 }
