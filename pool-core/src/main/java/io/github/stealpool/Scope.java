@@ -86,8 +86,8 @@ public final class Scope {
         }
         try {
             scheduler.execute(job);
-        } catch (RuntimeException | Error e) {
-            finished(null);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            finished(null); // not accepted: it will never report (any other failure came after)
             throw e;
         }
     }

@@ -130,8 +130,11 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         }
     }
 
+    /** Submits a Task as itself, claiming it first (see Task: one run per task). */
     private void executeTask(Task<?> task) {
-        claimForSubmission(task);
+        if (!task.claim()) {
+            throw task.alreadyClaimed("submitting");
+        }
         try {
             scheduler.execute(task);
         } catch (RejectedExecutionException e) {
@@ -140,17 +143,6 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         }
     }
 
-    /** A Task passed where a Runnable goes counts as submitted: claims it (see Task). */
-    private static Task<?> claimForSubmission(Runnable task) {
-        if (!(task instanceof Task)) {
-            return null;
-        }
-        Task<?> t = (Task<?>) task;
-        if (!t.claim()) {
-            throw t.alreadyClaimed("submitting");
-        }
-        return t;
-    }
 
     /**
      * As {@link ExecutorService#submit(Callable)}.
@@ -164,41 +156,42 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
     }
 
     /**
-     * As {@link ExecutorService#submit(Runnable)}.
+     * As {@link ExecutorService#submit(Runnable)}. A {@link Task} is submitted as itself and
+     * returned (it is its own Future), as {@code ForkJoinPool} does: see {@link #submit(Task)}.
      *
      * @throws NullPointerException       if {@code task} is null
      * @throws RejectedExecutionException if the pool is shut down
+     * @throws IllegalStateException      if {@code task} is a {@link Task} that was already
+     *                                    forked, submitted or invoked
      */
     @Override
     public Future<?> submit(Runnable task) {
-        Task<?> t = claimForSubmission(Objects.requireNonNull(task, "task"));
-        try {
-            return super.submit(task);
-        } catch (RejectedExecutionException e) {
-            if (t != null) {
-                t.unclaim();
-            }
-            throw e;
+        Objects.requireNonNull(task, "task");
+        if (task instanceof Task) {
+            executeTask((Task<?>) task);
+            return (Task<?>) task;
         }
+        return super.submit(task);
     }
 
     /**
-     * As {@link ExecutorService#submit(Runnable, Object)}.
+     * As {@link ExecutorService#submit(Runnable, Object)}. A {@link Task} is submitted as itself
+     * (see {@link #submit(Task)}); the Future returned answers {@code result} once it is done,
+     * and cancelling it cancels the task.
      *
      * @throws NullPointerException       if {@code task} is null ({@code result} may be)
      * @throws RejectedExecutionException if the pool is shut down
+     * @throws IllegalStateException      if {@code task} is a {@link Task} that was already
+     *                                    forked, submitted or invoked
      */
     @Override
     public <T> Future<T> submit(Runnable task, T result) {
-        Task<?> t = claimForSubmission(Objects.requireNonNull(task, "task"));
-        try {
-            return super.submit(task, result);
-        } catch (RejectedExecutionException e) {
-            if (t != null) {
-                t.unclaim();
-            }
-            throw e;
+        Objects.requireNonNull(task, "task");
+        if (task instanceof Task) {
+            executeTask((Task<?>) task);
+            return new TaskResult<>((Task<?>) task, result);
         }
+        return super.submit(task, result);
     }
 
     /**

@@ -83,11 +83,49 @@ class MisuseTest {
         java.util.concurrent.ExecutorService es = pool;
         Counting t = new Counting();
         java.util.concurrent.Future<?> f = es.submit((Runnable) t);
+        assertSame(t, f, "submitted as itself, as ForkJoinPool does");
         assertEquals(1, t.join(), "joined from outside: submitted through ExecutorService.submit");
-        f.get(HANG, TimeUnit.SECONDS);
         assertThrows(IllegalStateException.class, () -> es.submit((Runnable) t));
         assertThrows(IllegalStateException.class, () -> es.submit(t, "result"));
         assertEquals(1, t.runs.get());
+
+        Counting u = new Counting();
+        java.util.concurrent.Future<String> withResult = es.submit(u, "result");
+        assertEquals("result", withResult.get(HANG, TimeUnit.SECONDS));
+        assertTrue(withResult.isDone());
+        assertEquals(1, u.join());
+    }
+
+    /**
+     * A Task submitted as a plain Runnable is still a fork/join piece: shutdownNow cancels it
+     * (and does not return it), and cancelling the Future of submit(task, result) cancels it;
+     * either way a joiner is released instead of waiting for ever.
+     */
+    @Test
+    void aTaskSubmittedAsARunnableIsCancelledByShutdownNowAndByItsFuture() throws Exception {
+        WorkStealingPool one = WorkStealingPool.builder().parallelism(1).build();
+        CountDownLatch hold = new CountDownLatch(1);
+        one.execute(() -> {
+            try {
+                hold.await(HANG, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        Counting viaFuture = new Counting();
+        java.util.concurrent.Future<String> f = one.submit(viaFuture, "r");
+        assertTrue(f.cancel(false));
+        assertTrue(viaFuture.isCancelled());
+        assertThrows(CancellationException.class, viaFuture::join);
+        Counting queued = new Counting();
+        one.submit((Runnable) queued);
+        List<Runnable> returned = one.shutdownNow();
+        hold.countDown();
+        assertFalse(returned.contains(queued), "a fork/join piece is cancelled, not returned");
+        assertTrue(queued.isCancelled(), String.valueOf(queued));
+        assertThrows(CancellationException.class, queued::join);
+        assertTrue(one.awaitTermination(HANG, TimeUnit.SECONDS));
+        assertEquals(0, viaFuture.runs.get() + queued.runs.get());
     }
 
     @Test

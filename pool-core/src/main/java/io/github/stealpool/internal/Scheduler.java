@@ -310,14 +310,15 @@ public final class Scheduler {
             // see Worker.fork) or another late submitter's Task: after STOP nothing would run it
             // if we put it back, and its joiner would wait forever. Cancel it, as shutdownNow
             // does; a late submitter that then does not find its Task has it accepted, cancelled.
-            abandonForkJoinPieces(stranded);
+            List<ForkedJob> pieces = takeForkJoinPieces(stranded);
             // Each offer below repeats one counted before, and ours, if rejected, was no
             // submission (a local one was never counted). Subtracted before the offers, so a
             // concurrent reading errs low, which statistics() clamps.
             offersNotSubmitted += stranded.size() + (mine && external ? 1 : 0);
             for (Runnable r : stranded) {
-                injection.offer(r);
+                injection.offer(r); // first: the plain tasks are back whatever abandon does
             }
+            abandonAll(pieces);
             if (mine) {
                 throw rejected();
             }
@@ -326,18 +327,35 @@ public final class Scheduler {
         }
     }
 
-    /**
-     * Removes the fork/join pieces ({@link ForkedJob}) from {@code swept} and abandons them: the
-     * pool will not run them, and whoever waits for one must be released (a CancellationException).
-     */
-    private static void abandonForkJoinPieces(List<Runnable> swept) {
+    /** Removes the fork/join pieces ({@link ForkedJob}) from {@code swept} and returns them. */
+    private static List<ForkedJob> takeForkJoinPieces(List<Runnable> swept) {
+        List<ForkedJob> pieces = new ArrayList<>();
         swept.removeIf(t -> {
             if (t instanceof ForkedJob) {
-                ((ForkedJob) t).abandon();
+                pieces.add((ForkedJob) t);
                 return true;
             }
             return false;
         });
+        return pieces;
+    }
+
+    /**
+     * Abandons pieces the pool will not run, so whoever waits for one is released (a
+     * CancellationException). One that fails to abandon (out of memory) does not stop the rest.
+     */
+    private void abandonAll(List<ForkedJob> pieces) {
+        for (ForkedJob j : pieces) {
+            try {
+                j.abandon();
+            } catch (Throwable e) {
+                try {
+                    LOG.error("{}: could not cancel {}; whoever waits for it may wait on", name, j, e);
+                } catch (Throwable ignored) {
+                    // nothing more to do
+                }
+            }
+        }
     }
 
     /** Removes {@code task} itself (not an equal one) from {@code list}; true if it was there. */
@@ -543,7 +561,7 @@ public final class Scheduler {
             sweepQueues(never);
             // Fork/join pieces are waited for inside the pool, not by the caller: cancel them
             // so their waiters finish, and hand back only what was submitted as such.
-            abandonForkJoinPieces(never);
+            abandonAll(takeForkJoinPieces(never));
             if (liveWorkers == 0 && runState < TERMINATED) {
                 terminate();
             }

@@ -207,13 +207,22 @@ class ShutdownRaceTest {
             }
         };
         Runnable othersTask = () -> { };
+        Task<String> othersSubmittedTask = new Task<>() { // a late pool.submit(task) from outside
+            @Override
+            protected String compute() {
+                return "must not run after shutdownNow";
+            }
+        };
         s.deques[0].push(inTransit);
         s.deques[0].push(othersTask);
+        s.injection.offer(othersSubmittedTask);
         Runnable mine = () -> { };
         s.injection.offer(mine); // this submitter's publication; it then saw STOP
 
         assertThrows(RejectedExecutionException.class, () -> s.settleLate(mine, true));
         assertTrue(inTransit.isCancelled(), String.valueOf(inTransit));
+        assertTrue(othersSubmittedTask.isCancelled(), String.valueOf(othersSubmittedTask));
+        s.settleLate(othersSubmittedTask, true); // its submitter settles: accepted, and cancelled
         assertEquals(1, s.queuedTasks(), "the other submitter's task is back in the queue");
         assertThrows(RejectedExecutionException.class, () -> s.settleLate(othersTask, true),
                 "and that submitter finds it there and rejects it");
