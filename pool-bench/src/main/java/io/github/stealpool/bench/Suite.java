@@ -32,7 +32,7 @@ public final class Suite {
 
     /** The suites of the benchmark issue, in report order. */
     static final String DEFAULT_INCLUDE = "\\.(SubmitBenchmark|ForkJoinBenchmark|WakeupLatencyBenchmark"
-            + "|IdleCostBenchmark|RangeBenchmark|RangeCriteriaBenchmark|OversubscriptionBenchmark"
+            + "|IdleCostBenchmark|RangeBenchmark|RangeProfileBenchmark|RangeCriteriaBenchmark|OversubscriptionBenchmark"
             + "|ScalingBenchmark)\\.";
 
     private Suite() {
