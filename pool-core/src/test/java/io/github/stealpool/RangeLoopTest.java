@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -40,6 +42,46 @@ class RangeLoopTest {
             pool.shutdownNow();
             assertTrue(pool.awaitTermination(HANG, TimeUnit.SECONDS));
         }
+    }
+
+    /**
+     * Issue 14: an owner whose batches grew over a cheap stretch must not claim the expensive
+     * tail in one batch nobody can split. With two participants no batch may take more than a
+     * quarter of what is left in its range, so none covers more than a quarter of what lies
+     * beyond its start. The other worker is held, so the loop runs on one thread through both
+     * participants' code and the batches are the same on every run; without the bound the
+     * batch at index 1023 covers 1024 indexes.
+     */
+    @Test
+    void noBatchTakesMoreThanItsShareOfWhatIsLeft() throws Exception {
+        WorkStealingPool p = pool(WorkStealingPool.builder().parallelism(2).loopBatch(1, 1024));
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        p.execute(() -> {
+            held.countDown();
+            try {
+                hold.await(HANG, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertTrue(held.await(HANG, TimeUnit.SECONDS));
+        int n = 4096;
+        List<long[]> chunks = java.util.Collections.synchronizedList(new ArrayList<>());
+        try {
+            p.submit(() -> p.parallelForChunks(0, n, (lo, hi) -> chunks.add(new long[] {lo, hi})))
+                    .get(HANG, TimeUnit.SECONDS);
+        } finally {
+            hold.countDown();
+        }
+        long covered = 0;
+        for (long[] c : chunks) {
+            long size = c[1] - c[0];
+            covered += size;
+            assertTrue(size <= Math.max(1, (n - c[0]) / 4),
+                    "batch [" + c[0] + ", " + c[1] + ") takes more than a quarter of what is left");
+        }
+        assertEquals(n, covered);
     }
 
     @ParameterizedTest(name = "parallelism={0}")

@@ -16,7 +16,14 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *       calling worker plus {@code parallelism - 1} forked participant jobs).</li>
  *   <li>Each participant consumes its range from the low end in batches whose size starts at the
  *       minimum and doubles up to the maximum (MAXSTEP): one expensive element is found after a
- *       few cheap claims, and cheap elements cost one CAS per large batch.</li>
+ *       few cheap claims, and cheap elements cost one CAS per large batch. A batch never takes
+ *       more than {@code 1 / (2p)} of what is left in the range (p participants; not below the
+ *       minimum), as in guided self-scheduling: near the end of a range most of it stays
+ *       stealable, so an owner whose batches grew over a cheap stretch cannot claim the whole
+ *       expensive tail in one batch that nobody else can split (issue 14's cheap-then-expensive
+ *       loop ran at 1.03x on 2 workers). With one participant nobody can steal, and the bound is
+ *       skipped. A claimed batch still cannot be split: an expensive stretch in the middle of a
+ *       long range can still be claimed whole.</li>
  *   <li>A participant whose range is used up steals the upper half of the range with the most
  *       work left (the paper's FindMax), which becomes a new range that others can split again;
  *       it stops when no range has any work left.</li>
@@ -55,6 +62,11 @@ public abstract class RangeLoop {
     private final ConcurrentLinkedQueue<StealableRange> segments = new ConcurrentLinkedQueue<>();
     private volatile Failures.Thrown failure;
     private Scheduler scheduler; // set by run() before any participant exists
+    /**
+     * Twice the participants of the current window (0 with one participant: no bound); set
+     * before the participants are forked, which publishes it to them.
+     */
+    private long guidedShare;
 
     protected RangeLoop(long minBatch, long maxBatch) {
         this.minBatch = minBatch;
@@ -90,6 +102,7 @@ public abstract class RangeLoop {
 
     private void runWindow(Worker w, int parallelism, long base, long len) {
         int p = (int) Math.min(parallelism, len);
+        guidedShare = p > 1 ? 2L * p : 0;
         segments.clear();
         StealableRange[] parts = new StealableRange[p];
         long partLen = len / p;
@@ -145,7 +158,8 @@ public abstract class RangeLoop {
 
     private void drain(StealableRange r) {
         long batch = minBatch;
-        for (long claim; failure == null && (claim = r.take(batch)) != -1; ) {
+        long share = guidedShare;
+        for (long claim; failure == null && (claim = r.take(guided(r, batch, share))) != -1; ) {
             if (scheduler.isStopping()) { // shutdownNow: end the loop, as FJP-style code would
                 fail(new CancellationException("the pool was shut down during the loop"));
                 return;
@@ -161,6 +175,14 @@ public abstract class RangeLoop {
                 batch = Math.min(maxBatch, batch << 1);
             }
         }
+    }
+
+    /** {@code batch}, but at most {@code 1/share} of what is left in {@code r}, not below min. */
+    private long guided(StealableRange r, long batch, long share) {
+        if (share == 0) {
+            return batch;
+        }
+        return Math.max(minBatch, Math.min(batch, r.remaining() / share));
     }
 
     /** FindMax: split the range with the most work left; null when there is none. */
