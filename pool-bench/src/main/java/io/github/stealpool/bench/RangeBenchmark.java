@@ -109,13 +109,8 @@ public class RangeBenchmark {
 
     private long run(String how, long n, LongUnaryOperator f) {
         switch (how) {
-            case "sequential": {
-                long sum = 0;
-                for (long i = 0; i < n; i++) {
-                    sum += f.applyAsLong(i);
-                }
-                return sum;
-            }
+            case "sequential":
+                return sequentialSum(f, 0, n);
             case "stealpool":
                 return ours.reduceLong(0, n, 0, f, Long::sum);
             case "parallelStream":
@@ -123,6 +118,15 @@ public class RangeBenchmark {
             default:
                 return theirs.invoke(new FixedSplit(f, 0, n, n / parallelism + (n % parallelism == 0 ? 0 : 1)));
         }
+    }
+
+    /** The plain loop every contender's leaves run: f over [lo, hi), summed. */
+    static long sequentialSum(LongUnaryOperator f, long lo, long hi) {
+        long sum = 0;
+        for (long i = lo; i < hi; i++) {
+            sum += f.applyAsLong(i);
+        }
+        return sum;
     }
 
     /** A fixed split: halve until a piece is at most one worker's share, then loop. */
@@ -143,11 +147,7 @@ public class RangeBenchmark {
         @Override
         protected Long compute() {
             if (hi - lo <= share) {
-                long sum = 0;
-                for (long i = lo; i < hi; i++) {
-                    sum += f.applyAsLong(i);
-                }
-                return sum;
+                return sequentialSum(f, lo, hi);
             }
             long mid = lo + share * (((hi - lo) / share) / 2 == 0 ? 1 : ((hi - lo) / share) / 2);
             FixedSplit right = new FixedSplit(f, mid, hi, share);

@@ -101,13 +101,8 @@ public class RangeProfileBenchmark {
     public long profile() {
         LongUnaryOperator f = element;
         switch (impl) {
-            case "sequential": {
-                long sum = 0;
-                for (long i = 0; i < N; i++) {
-                    sum += f.applyAsLong(i);
-                }
-                return sum;
-            }
+            case "sequential":
+                return RangeBenchmark.sequentialSum(f, 0, N);
             case "stealpool":
                 return ours.reduceLong(0, N, 0, f, Long::sum);
             case "forkjoin64":
@@ -138,11 +133,7 @@ public class RangeProfileBenchmark {
         @Override
         protected Long compute() {
             if (hi - lo <= LEAF) {
-                long sum = 0;
-                for (long i = lo; i < hi; i++) {
-                    sum += f.applyAsLong(i);
-                }
-                return sum;
+                return RangeBenchmark.sequentialSum(f, lo, hi);
             }
             long mid = (lo + hi) >>> 1;
             Halving right = new Halving(f, mid, hi);
