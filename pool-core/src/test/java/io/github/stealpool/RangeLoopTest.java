@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
@@ -46,17 +47,16 @@ class RangeLoopTest {
 
     /**
      * Issue 14: an owner whose batches grew over a cheap stretch must not claim the expensive
-     * tail in one batch nobody can split. With two participants no batch may take more than a
-     * quarter of what is left in its range, so none covers more than a quarter of what lies
-     * beyond its start. The other worker is held, so the loop runs on one thread through both
+     * tail in one batch nobody can split. No batch may take more than a quarter of what is left
+     * in its range, so none covers more than a quarter of what lies beyond its start. The other worker is held, so the loop runs on one thread through both
      * participants' code and the batches are the same on every run; without the bound the
      * batch at index 1023 covers 1024 indexes.
      */
     @Test
     void noBatchTakesMoreThanItsShareOfWhatIsLeft() throws Exception {
         WorkStealingPool p = pool(WorkStealingPool.builder().parallelism(2).loopBatch(1, 1024));
-        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch hold = new CountDownLatch(1);
+        CountDownLatch held = new CountDownLatch(1);
         p.execute(() -> {
             held.countDown();
             try {

@@ -17,13 +17,16 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *   <li>Each participant consumes its range from the low end in batches whose size starts at the
  *       minimum and doubles up to the maximum (MAXSTEP): one expensive element is found after a
  *       few cheap claims, and cheap elements cost one CAS per large batch. A batch never takes
- *       more than {@code 1 / (2p)} of what is left in the range (p participants; not below the
- *       minimum), as in guided self-scheduling: near the end of a range most of it stays
- *       stealable, so an owner whose batches grew over a cheap stretch cannot claim the whole
- *       expensive tail in one batch that nobody else can split (issue 14's cheap-then-expensive
- *       loop ran at 1.03x on 2 workers). With one participant nobody can steal, and the bound is
- *       skipped. A claimed batch still cannot be split: an expensive stretch in the middle of a
- *       long range can still be claimed whole.</li>
+ *       more than a quarter of what is left in the range (not below the minimum), as in guided
+ *       self-scheduling: near the end of a range most of it stays stealable, so an owner whose
+ *       batches grew over a cheap stretch cannot claim the whole expensive tail in one batch
+ *       that nobody else can split (issue 14's cheap-then-expensive loop ran at 1.03x on 2
+ *       workers). A fixed fraction, not one shrinking with the participants, so the bound adds
+ *       O(log) batches per range at any parallelism (1/(2p) would have made a million-index
+ *       loop on 64 workers take 52,000 batches instead of 1,600; a quarter takes 3,200). With
+ *       one participant nobody can steal, and the bound is skipped. A claimed batch still
+ *       cannot be split: an expensive stretch in the middle of a long range can still be
+ *       claimed whole.</li>
  *   <li>A participant whose range is used up steals the upper half of the range with the most
  *       work left (the paper's FindMax), which becomes a new range that others can split again;
  *       it stops when no range has any work left.</li>
@@ -63,10 +66,16 @@ public abstract class RangeLoop {
     private volatile Failures.Thrown failure;
     private Scheduler scheduler; // set by run() before any participant exists
     /**
-     * Twice the participants of the current window (0 with one participant: no bound); set
-     * before the participants are forked, which publishes it to them.
+     * A batch takes at most 1/{@value #GUIDED_SHARE} of what is left in its range: see the class
+     * comment.
      */
-    private long guidedShare;
+    static final int GUIDED_SHARE = 4;
+
+    /**
+     * {@link #GUIDED_SHARE}, or 0 with one participant (no bound); set before the participants
+     * are forked, which publishes it to them.
+     */
+    private int guidedShare;
 
     protected RangeLoop(long minBatch, long maxBatch) {
         this.minBatch = minBatch;
@@ -102,7 +111,7 @@ public abstract class RangeLoop {
 
     private void runWindow(Worker w, int parallelism, long base, long len) {
         int p = (int) Math.min(parallelism, len);
-        guidedShare = p > 1 ? 2L * p : 0;
+        guidedShare = p > 1 ? GUIDED_SHARE : 0;
         segments.clear();
         StealableRange[] parts = new StealableRange[p];
         long partLen = len / p;
@@ -158,7 +167,7 @@ public abstract class RangeLoop {
 
     private void drain(StealableRange r) {
         long batch = minBatch;
-        long share = guidedShare;
+        int share = guidedShare;
         for (long claim; failure == null && (claim = r.take(guided(r, batch, share))) != -1; ) {
             if (scheduler.isStopping()) { // shutdownNow: end the loop, as FJP-style code would
                 fail(new CancellationException("the pool was shut down during the loop"));
@@ -177,8 +186,12 @@ public abstract class RangeLoop {
         }
     }
 
-    /** {@code batch}, but at most {@code 1/share} of what is left in {@code r}, not below min. */
-    private long guided(StealableRange r, long batch, long share) {
+    /**
+     * {@code batch}, but at most {@code 1/share} of what is left in {@code r}, not below min. A
+     * thief may shrink {@code r} between this read and the take: the take clamps to what is
+     * left, so at worst one batch exceeds the share of the new remainder.
+     */
+    private long guided(StealableRange r, long batch, int share) {
         if (share == 0) {
             return batch;
         }
