@@ -463,8 +463,9 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
     /**
      * Runs {@code body} for every index in {@code [from, to)}, in parallel, and returns when all
      * are done. The range is split into one part per worker; each worker takes batches from the
-     * low end of its part (1 index at first, doubling up to the maximum batch), and a worker that
-     * runs dry steals the upper half of the part with the most work left. So a loop whose
+     * low end of its part (1 index at first, doubling up to the maximum batch, but never more
+     * than a quarter of what is left of the part), and a worker that runs dry steals the upper
+     * half of the part with the most work left. So a loop whose
      * expensive indexes cluster stays balanced, and on one worker it costs little more than a
      * plain {@code for} loop. Callable from any thread (an outside caller blocks), also from
      * inside a task or another loop's body.
@@ -640,7 +641,8 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
 
         /**
          * Batch sizes of the range loops: a worker claims {@code min} indexes at first, then
-         * twice as many each time, up to {@code max}. Defaults 1 and 1024: an expensive index is
+         * twice as many each time, up to {@code max} (and, with more than one worker, to a
+         * quarter of what is left of its part, never below {@code min}). Defaults 1 and 1024: an expensive index is
          * found after a few claims, and a cheap one costs a 1024th of a CAS.
          *
          * @throws IllegalArgumentException unless {@code 1 <= min <= max <= 2^30}
