@@ -355,8 +355,9 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * }</pre>
      *
      * <p>If {@code a} throws, {@code b} is skipped if it has not started, else awaited; the
-     * failure of {@code a} (or else of {@code b}) is rethrown as itself, a second failure
-     * attached as suppressed.
+     * failure of {@code a} (or else of {@code b}) is rethrown with its class (rebuilt in the
+     * calling thread if another thread threw it, the original as its cause; see {@link Task}),
+     * a second failure attached to the original as suppressed.
      *
      * @throws NullPointerException       if an argument is null
      * @throws RejectedExecutionException if called from outside the pool after shutdown
@@ -471,8 +472,10 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * inside a task or another loop's body.
      *
      * <p>If {@code body} throws, workers stop taking new batches (each may finish the batch it
-     * is in), and the first throwable reaches the caller once the loop has stopped, as itself if
-     * unchecked (later ones attached as suppressed).
+     * is in), and the first throwable reaches the caller once the loop has stopped, with its
+     * class if unchecked (rebuilt in the calling thread if another thread threw it, the
+     * original as its cause; see {@link Task}), later ones attached to the original as
+     * suppressed.
      *
      * @throws IllegalArgumentException   if {@code from > to}
      * @throws NullPointerException       if {@code body} is null
