@@ -143,7 +143,6 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         }
     }
 
-
     /**
      * As {@link ExecutorService#submit(Callable)}.
      *

@@ -55,9 +55,9 @@ public final class Failures {
 
     /**
      * {@code original} as the calling thread should rethrow it. If it was thrown in another
-     * thread ({@code thrownHere} false) and is unchecked, this returns a new throwable of exactly the same
-     * class, built in the calling thread (so its stack trace shows where the caller joined),
-     * with the same message and {@code original} as its cause, as {@code ForkJoinTask} does: a
+     * thread ({@code thrownHere} false) and is unchecked, this returns a new throwable of
+     * exactly the same class, built in the calling thread (so its stack trace shows where the
+     * caller joined), with the same message and {@code original} as its cause, as {@code ForkJoinTask} does: a
      * caller that catches by type still catches it, and the log shows both threads' frames. The
      * copy is made through the class's public constructor taking {@code (String, Throwable)},
      * else {@code (Throwable)}, else {@code (String)} or {@code ()} followed by

@@ -415,13 +415,12 @@ public final class Scheduler {
      */
     private void reportFailure(Runnable task, Throwable ex) {
         Thread self = Thread.currentThread();
+        // Never null: a running thread always has a handler or a thread group.
         Thread.UncaughtExceptionHandler handler = failureHandler != null
                 ? failureHandler : self.getUncaughtExceptionHandler();
         try {
-            if (handler != null) { // null only for a thread that has terminated
-                handler.uncaughtException(self, ex);
-                return;
-            }
+            handler.uncaughtException(self, ex);
+            return;
         } catch (Throwable handlerFailure) {
             try {
                 ex.addSuppressed(handlerFailure);
