@@ -7,6 +7,7 @@ import io.github.stealpool.internal.RangeLoops;
 import io.github.stealpool.internal.Scheduler;
 import io.github.stealpool.internal.StealableRange;
 import io.github.stealpool.internal.Worker;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -30,6 +31,7 @@ import java.util.function.IntConsumer;
 import java.util.function.IntFunction;
 import java.util.function.LongBinaryOperator;
 import java.util.function.LongConsumer;
+import java.util.function.LongFunction;
 import java.util.function.LongToDoubleFunction;
 import java.util.function.LongUnaryOperator;
 import java.util.function.Consumer;
@@ -526,6 +528,13 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      */
     public <T> T reduce(int from, int to, T identity, IntFunction<? extends T> mapper,
                         BinaryOperator<T> combiner) {
+        Objects.requireNonNull(mapper, "mapper");
+        return reduceObject(from, to, identity, i -> mapper.apply((int) i), combiner);
+    }
+
+    /** {@link #reduce} over {@code long} indexes: what {@link LongRange#reduce} runs. */
+    <T> T reduceObject(long from, long to, T identity, LongFunction<? extends T> mapper,
+                       BinaryOperator<T> combiner) {
         checkRange(from, to);
         Objects.requireNonNull(mapper, "mapper");
         Objects.requireNonNull(combiner, "combiner");
@@ -558,6 +567,62 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         RangeLoops.ReduceDouble loop = new RangeLoops.ReduceDouble(minBatch, maxBatch, identity, mapper, combiner);
         runLoop(loop, from, to);
         return loop.result();
+    }
+
+    /**
+     * The indexes {@code [from, to)}, to loop over in parallel on this pool: the one shape for
+     * every range loop, the same for {@code int} and {@code long} bounds.
+     *
+     * <pre>{@code
+     * pool.range(0, n).forEach(i -> out[i] = f(in[i]));          // int indexes
+     * pool.range(0L, bigN).forEach(i -> visit(i));               // long indexes: a long bound picks LongRange
+     * long sum = pool.range(0, n).reduceLong(0, i -> weight(i), Long::sum);
+     * }</pre>
+     *
+     * A view that holds only its bounds: every operation runs one loop, as
+     * {@link #parallelFor(int, int, IntConsumer)} describes, and returns when it is done.
+     *
+     * @throws IllegalArgumentException if {@code from > to}
+     */
+    public IntRange range(int from, int to) {
+        checkRange(from, to);
+        return new IntRange(this, from, to);
+    }
+
+    /**
+     * As {@link #range(int, int)} over {@code long} indexes; chosen whenever a bound is a
+     * {@code long}, so {@code pool.range(0L, n)} needs no other name.
+     *
+     * @throws IllegalArgumentException if {@code from > to}
+     */
+    public LongRange range(long from, long to) {
+        checkRange(from, to);
+        return new LongRange(this, from, to);
+    }
+
+    /**
+     * The elements of {@code list}, to process in parallel on this pool by index, in the same
+     * balanced loops as {@link #range(int, int)}: {@link Items#forEach}, {@link Items#map} into
+     * an array, order-keeping {@link Items#reduce}. A {@link java.util.RandomAccess} list is read
+     * in place (it must not change size while an operation runs); any other list is copied to an
+     * array first, so a {@code LinkedList} costs one pass, not one walk per element.
+     *
+     * @throws NullPointerException if {@code list} is null
+     */
+    public <T> Items<T> items(List<T> list) {
+        Objects.requireNonNull(list, "list");
+        return new Items<>(this, list);
+    }
+
+    /**
+     * The elements of {@code array}, as {@link #items(List)}; read in place. (For a primitive
+     * array, loop over its indexes with {@link #range(int, int)}.)
+     *
+     * @throws NullPointerException if {@code array} is null
+     */
+    public <T> Items<T> items(T[] array) {
+        Objects.requireNonNull(array, "array");
+        return new Items<>(this, Arrays.asList(array));
     }
 
     private static void checkRange(long from, long to) {

@@ -298,4 +298,60 @@ class RangeLoopTest {
         assertThrows(IllegalArgumentException.class, () -> b.loopBatch(1, 1L << 31));
         assertEquals(3L, p.reduceLong(0, 3, 0, i -> 1, Long::sum));
     }
+
+    /** The cost profiles of issue 14's benchmark, as a busy-work count per index of {@code n}. */
+    enum Profile {
+        CHEAP_THEN_EXPENSIVE, EXPENSIVE_THEN_CHEAP, HOT_INDEX, SPARSE_SPIKES, RAMP;
+
+        int work(int i, int n) {
+            switch (this) {
+                case CHEAP_THEN_EXPENSIVE: return i < n * 3 / 4 ? 1 : 400;
+                case EXPENSIVE_THEN_CHEAP: return i < n / 4 ? 400 : 1;
+                case HOT_INDEX: return i == n / 3 ? 50_000 : 1;
+                case SPARSE_SPIKES: return (i * 2_654_435_761L >>> 7) % 61 == 0 ? 4_000 : 1;
+                default: return 1 + 400 * i / n;
+            }
+        }
+    }
+
+    private static volatile long sink;
+
+    private static void busy(int work) {
+        long x = work;
+        for (int k = 0; k < work; k++) {
+            x = x * 6_364_136_223_846_793_005L + 1;
+        }
+        sink = x;
+    }
+
+    /**
+     * Issue 14: every index exactly once and index order kept by reduce, for every cost profile,
+     * batch bound and parallelism, so the balancing (guided bounds, steals of what an owner has
+     * left) never loses or repeats work whatever the costs make the workers do.
+     */
+    @ParameterizedTest(name = "parallelism={0}")
+    @ValueSource(ints = {2, 3, 8})
+    void everyCostProfileVisitsEveryIndexOnceAndReduceKeepsOrder(int parallelism) {
+        int n = 2_048;
+        String expected = java.util.stream.IntStream.range(0, n).mapToObj(i -> i + ",")
+                .collect(java.util.stream.Collectors.joining());
+        long[][] batches = {{1, 1024}, {1, 7}, {16, 64}};
+        for (long[] batch : batches) {
+            WorkStealingPool p = pool(WorkStealingPool.builder().parallelism(parallelism).loopBatch(batch[0], batch[1]));
+            for (Profile profile : Profile.values()) {
+                String what = profile + " batch " + batch[0] + ".." + batch[1];
+                AtomicIntegerArray seen = new AtomicIntegerArray(n);
+                p.parallelFor(0, n, i -> {
+                    busy(profile.work(i, n));
+                    seen.incrementAndGet(i);
+                });
+                assertAllOnce(seen, what);
+                assertEquals(expected, p.reduce(0, n, "", i -> {
+                    busy(profile.work(i, n));
+                    return i + ",";
+                }, String::concat), what + ": reduce order");
+            }
+            p.shutdownNow();
+        }
+    }
 }

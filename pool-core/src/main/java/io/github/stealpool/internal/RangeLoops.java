@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.function.BinaryOperator;
 import java.util.function.DoubleBinaryOperator;
 import java.util.function.IntConsumer;
-import java.util.function.IntFunction;
 import java.util.function.LongBinaryOperator;
 import java.util.function.LongConsumer;
+import java.util.function.LongFunction;
 import java.util.function.LongToDoubleFunction;
 import java.util.function.LongUnaryOperator;
 
@@ -48,14 +48,18 @@ public final class RangeLoops {
         };
     }
 
-    /** An order-preserving reduction over int indexes; {@link #result()} after the run. */
+    /**
+     * An order-preserving reduction to an object; {@link #result()} after the run. The mapper
+     * takes a {@code long} index; int forms wrap theirs (the combiner's call costs more than the
+     * extra one).
+     */
     public static final class Reduce<T> extends RangeLoop {
         private final T identity;
-        private final IntFunction<? extends T> mapper;
+        private final LongFunction<? extends T> mapper;
         private final BinaryOperator<T> combiner;
         private T result;
 
-        public Reduce(long minBatch, long maxBatch, T identity, IntFunction<? extends T> mapper,
+        public Reduce(long minBatch, long maxBatch, T identity, LongFunction<? extends T> mapper,
                       BinaryOperator<T> combiner) {
             super(minBatch, maxBatch);
             this.identity = identity;
@@ -68,7 +72,7 @@ public final class RangeLoops {
         @SuppressWarnings("unchecked")
         protected void process(StealableRange r, long lo, long hi) {
             T a = r.touched ? (T) r.acc : identity;
-            for (int i = (int) lo, end = (int) hi; i < end; i++) {
+            for (long i = lo; i < hi; i++) {
                 a = combiner.apply(a, mapper.apply(i));
             }
             r.acc = a;

@@ -1,0 +1,102 @@
+package io.github.stealpool;
+
+import java.util.Objects;
+import java.util.function.BinaryOperator;
+import java.util.function.DoubleBinaryOperator;
+import java.util.function.IntConsumer;
+import java.util.function.IntFunction;
+import java.util.function.IntToDoubleFunction;
+import java.util.function.IntToLongFunction;
+import java.util.function.LongBinaryOperator;
+
+/**
+ * The {@code int} indexes {@code [from, to)} of a {@link WorkStealingPool}, from
+ * {@link WorkStealingPool#range(int, int)}: each operation runs one balanced parallel loop over
+ * them (see {@link WorkStealingPool#parallelFor(int, int, IntConsumer)} for how) and returns when
+ * every index is done. {@link LongRange} has the same operations over {@code long} indexes.
+ *
+ * <p>Every operation may be called from any thread (an outside caller blocks) and from inside
+ * tasks and other loops; if the body throws, the loop stops and the first throwable reaches the
+ * caller, as for {@code parallelFor}. An empty range runs nothing and a reduction returns its
+ * identity. Immutable; an operation may be run any number of times.
+ */
+public final class IntRange {
+
+    private final WorkStealingPool pool;
+    private final int from;
+    private final int to;
+
+    IntRange(WorkStealingPool pool, int from, int to) {
+        this.pool = pool;
+        this.from = from;
+        this.to = to;
+    }
+
+    /** First index (inclusive). */
+    public int from() {
+        return from;
+    }
+
+    /** End of the range (exclusive). */
+    public int to() {
+        return to;
+    }
+
+    /**
+     * Runs {@code body} for every index, in parallel.
+     *
+     * @throws NullPointerException if {@code body} is null
+     */
+    public void forEach(IntConsumer body) {
+        pool.parallelFor(from, to, body);
+    }
+
+    /**
+     * Hands {@code body} whole batches {@code [lo, hi)} to loop over itself: the fastest form for
+     * tight or vectorisable loops. The bounds are {@code long} so that one {@link RangeChunk}
+     * serves both range types; here they always fit in an {@code int}.
+     *
+     * @throws NullPointerException if {@code body} is null
+     */
+    public void forEachChunk(RangeChunk body) {
+        pool.parallelForChunks(from, to, body);
+    }
+
+    /**
+     * Combines {@code mapper(i)} for every index with {@code combiner}, in parallel, keeping
+     * index order: for an associative {@code combiner} with {@code identity} as its identity the
+     * result is the sequential {@code identity ⊕ mapper(from) ⊕ ... ⊕ mapper(to - 1)}, even if
+     * it does not commute.
+     *
+     * @throws NullPointerException if {@code mapper} or {@code combiner} is null
+     */
+    public <R> R reduce(R identity, IntFunction<? extends R> mapper, BinaryOperator<R> combiner) {
+        return pool.reduce(from, to, identity, mapper, combiner);
+    }
+
+    /**
+     * As {@link #reduce}, unboxed, to a {@code long}.
+     *
+     * @throws NullPointerException if {@code mapper} or {@code combiner} is null
+     */
+    public long reduceLong(long identity, IntToLongFunction mapper, LongBinaryOperator combiner) {
+        Objects.requireNonNull(mapper, "mapper");
+        return pool.reduceLong(from, to, identity, i -> mapper.applyAsLong((int) i), combiner);
+    }
+
+    /**
+     * As {@link #reduce}, unboxed, to a {@code double}; see
+     * {@link WorkStealingPool#reduceDouble} on floating-point sums.
+     *
+     * @throws NullPointerException if {@code mapper} or {@code combiner} is null
+     */
+    public double reduceDouble(double identity, IntToDoubleFunction mapper, DoubleBinaryOperator combiner) {
+        Objects.requireNonNull(mapper, "mapper");
+        return pool.reduceDouble(from, to, identity, i -> mapper.applyAsDouble((int) i), combiner);
+    }
+
+    @Override
+    public String toString() {
+        return "IntRange[" + from + ", " + to + ")";
+    }
+}

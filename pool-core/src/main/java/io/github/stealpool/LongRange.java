@@ -1,0 +1,88 @@
+package io.github.stealpool;
+
+import java.util.function.BinaryOperator;
+import java.util.function.DoubleBinaryOperator;
+import java.util.function.LongBinaryOperator;
+import java.util.function.LongConsumer;
+import java.util.function.LongFunction;
+import java.util.function.LongToDoubleFunction;
+import java.util.function.LongUnaryOperator;
+
+/**
+ * The {@code long} indexes {@code [from, to)} of a {@link WorkStealingPool}, from
+ * {@link WorkStealingPool#range(long, long)}: {@link IntRange}'s operations over {@code long}
+ * indexes, with the same behaviour. Bounds anywhere in {@code long} work, also ranges longer than
+ * {@code Long.MAX_VALUE} indexes.
+ */
+public final class LongRange {
+
+    private final WorkStealingPool pool;
+    private final long from;
+    private final long to;
+
+    LongRange(WorkStealingPool pool, long from, long to) {
+        this.pool = pool;
+        this.from = from;
+        this.to = to;
+    }
+
+    /** First index (inclusive). */
+    public long from() {
+        return from;
+    }
+
+    /** End of the range (exclusive). */
+    public long to() {
+        return to;
+    }
+
+    /**
+     * Runs {@code body} for every index, in parallel.
+     *
+     * @throws NullPointerException if {@code body} is null
+     */
+    public void forEach(LongConsumer body) {
+        pool.parallelForLong(from, to, body);
+    }
+
+    /**
+     * Hands {@code body} whole batches {@code [lo, hi)} to loop over itself.
+     *
+     * @throws NullPointerException if {@code body} is null
+     */
+    public void forEachChunk(RangeChunk body) {
+        pool.parallelForChunks(from, to, body);
+    }
+
+    /**
+     * As {@link IntRange#reduce}: index order kept.
+     *
+     * @throws NullPointerException if {@code mapper} or {@code combiner} is null
+     */
+    public <R> R reduce(R identity, LongFunction<? extends R> mapper, BinaryOperator<R> combiner) {
+        return pool.reduceObject(from, to, identity, mapper, combiner);
+    }
+
+    /**
+     * As {@link #reduce}, unboxed, to a {@code long}.
+     *
+     * @throws NullPointerException if {@code mapper} or {@code combiner} is null
+     */
+    public long reduceLong(long identity, LongUnaryOperator mapper, LongBinaryOperator combiner) {
+        return pool.reduceLong(from, to, identity, mapper, combiner);
+    }
+
+    /**
+     * As {@link #reduce}, unboxed, to a {@code double}.
+     *
+     * @throws NullPointerException if {@code mapper} or {@code combiner} is null
+     */
+    public double reduceDouble(double identity, LongToDoubleFunction mapper, DoubleBinaryOperator combiner) {
+        return pool.reduceDouble(from, to, identity, mapper, combiner);
+    }
+
+    @Override
+    public String toString() {
+        return "LongRange[" + from + ", " + to + ")";
+    }
+}
