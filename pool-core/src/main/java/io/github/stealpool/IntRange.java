@@ -52,8 +52,9 @@ public final class IntRange {
     }
 
     /**
-     * Hands {@code body} whole batches {@code [lo, hi)} to loop over itself: the fastest form for
-     * tight or vectorisable loops. The bounds are {@code long} so that one {@link RangeChunk}
+     * Hands {@code body} sub-ranges {@code [lo, hi)} to loop over itself, as
+     * {@link WorkStealingPool#parallelForChunks}: the fastest form for tight or vectorisable
+     * loops. The bounds are {@code long} so that one {@link RangeChunk}
      * serves both range types; here they always fit in an {@code int}.
      *
      * @throws NullPointerException if {@code body} is null

@@ -46,7 +46,8 @@ public final class LongRange {
     }
 
     /**
-     * Hands {@code body} whole batches {@code [lo, hi)} to loop over itself.
+     * Hands {@code body} sub-ranges {@code [lo, hi)} to loop over itself, as
+     * {@link WorkStealingPool#parallelForChunks}.
      *
      * @throws NullPointerException if {@code body} is null
      */

@@ -467,7 +467,9 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * are done. The range is split into one part per worker; each worker takes batches from the
      * low end of its part (1 index at first, doubling up to the maximum batch, but never more
      * than a quarter of what is left of the part), and a worker that runs dry steals the upper
-     * half of the part with the most work left. So a loop whose
+     * half of the part with the most work left. A batch already claimed is revocable: its
+     * owner looks between runs of at most 64 indexes, and if a worker has run dry and nothing
+     * is left to steal, hands it the upper half of the rest of its batch. So a loop whose
      * expensive indexes cluster stays balanced, and on one worker it costs little more than a
      * plain {@code for} loop. Callable from any thread (an outside caller blocks), also from
      * inside a task or another loop's body.
@@ -501,8 +503,10 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
     }
 
     /**
-     * As {@link #parallelFor}, but {@code body} gets whole batches {@code [lo, hi)} to loop over
-     * itself: the fastest form for tight or vectorisable loops.
+     * As {@link #parallelFor}, but {@code body} gets whole sub-ranges {@code [lo, hi)} to loop
+     * over itself: the fastest form for tight or vectorisable loops. On one worker each is a
+     * whole batch; with more, a batch comes in runs of at most 64 indexes, between which its
+     * owner may hand the rest to a worker that ran dry.
      *
      * <pre>{@code
      * pool.parallelForChunks(0, n, (lo, hi) -> {

@@ -48,7 +48,7 @@ class RangeLoopTest {
     /**
      * Issue 14: an owner whose batches grew over a cheap stretch must not claim the expensive
      * tail in one batch nobody can split. No batch may take more than a quarter of what is left
-     * in its range, so none covers more than a quarter of what lies beyond its start. The other worker is held, so the loop runs on one thread through both
+     * in its range, so no chunk the body gets (a batch, or a run of one) covers more than a quarter of what lies beyond its start. The other worker is held, so the loop runs on one thread through both
      * participants' code and the batches are the same on every run; without the bound the
      * batch at index 1023 covers 1024 indexes.
      */
@@ -79,9 +79,33 @@ class RangeLoopTest {
             long size = c[1] - c[0];
             covered += size;
             assertTrue(size <= Math.max(1, (n - c[0]) / 4),
-                    "batch [" + c[0] + ", " + c[1] + ") takes more than a quarter of what is left");
+                    "chunk [" + c[0] + ", " + c[1] + ") takes more than a quarter of what is left");
         }
         assertEquals(n, covered);
+    }
+
+    /**
+     * Runs of a claimed batch near the top of {@code long}: a run's end must not overflow (with
+     * batches of at least 16 the last batch before Long.MAX_VALUE is several indexes long).
+     */
+    @Test
+    void runsOfABatchEndingAtTheTopOfLongDoNotOverflow() throws Exception {
+        WorkStealingPool p = pool(WorkStealingPool.builder().parallelism(2).loopBatch(16, 64));
+        int n = 1000;
+        long base = Long.MAX_VALUE - n;
+        AtomicIntegerArray seen = new AtomicIntegerArray(n);
+        AtomicIntegerArray chunks = new AtomicIntegerArray(n);
+        p.submit(() -> {
+            p.parallelForLong(base, Long.MAX_VALUE, i -> seen.incrementAndGet((int) (i - base)));
+            p.parallelForChunks(base, Long.MAX_VALUE, (lo, hi) -> {
+                assertTrue(lo < hi && lo >= base, "[" + lo + ", " + hi + ")");
+                for (long i = lo; i < hi; i++) {
+                    chunks.incrementAndGet((int) (i - base));
+                }
+            });
+        }).get(HANG, TimeUnit.SECONDS);
+        assertAllOnce(seen, "parallelForLong");
+        assertAllOnce(chunks, "parallelForChunks");
     }
 
     @ParameterizedTest(name = "parallelism={0}")

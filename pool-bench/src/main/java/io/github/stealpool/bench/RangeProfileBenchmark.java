@@ -47,6 +47,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>SPARSE_SPIKES: one index in 64, at random, costs {@value #SPIKE}, the others
  *       {@value #CHEAP}.</li>
  *   <li>RAMP: cost grows smoothly from 0 to {@code 2 x }{@value #UNIFORM} across the range.</li>
+ *   <li>MIDDLE_STRETCH: indexes {@code [N/8, 3N/16)} cost {@value #EXPENSIVE}, the rest
+ *       {@value #CHEAP}. With 2 workers the first part's batches have grown over the cheap
+ *       eighth to 512, and a quarter of what is left is still 384: one claim takes the whole
+ *       expensive stretch, which only a revocable batch can share.</li>
  * </ul>
  * The report gives each contender's speed-up over {@code sequential}; the goal (issue 14) is at
  * least {@code 0.95 x parallelism} where the work allows it, and no worse than the better of
@@ -68,7 +72,8 @@ public class RangeProfileBenchmark {
     /** Largest leaf of the {@code forkjoin64} contender. */
     static final int LEAF = 64;
 
-    @Param({"CHEAP_THEN_EXPENSIVE", "EXPENSIVE_THEN_CHEAP", "HOT_INDEX", "SPARSE_SPIKES", "RAMP"})
+    @Param({"CHEAP_THEN_EXPENSIVE", "EXPENSIVE_THEN_CHEAP", "HOT_INDEX", "SPARSE_SPIKES", "RAMP",
+            "MIDDLE_STRETCH"})
     public String profile;
 
     @Param({"sequential", "stealpool", "forkjoin64", "parallelStream", "fixedSplit"})
@@ -155,6 +160,8 @@ public class RangeProfileBenchmark {
                 return (RangeBenchmark.mix(i) & 63) == 0 ? SPIKE : CHEAP;
             case "RAMP":
                 return (int) (2L * UNIFORM * i / N);
+            case "MIDDLE_STRETCH":
+                return i >= N / 8 && i < 3L * N / 16 ? EXPENSIVE : CHEAP;
             default:
                 throw new IllegalArgumentException(profile);
         }

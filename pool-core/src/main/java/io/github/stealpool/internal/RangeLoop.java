@@ -24,15 +24,26 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *       workers). A fixed fraction, not one shrinking with the participants, so the bound adds
  *       O(log) batches per range at any parallelism (1/(2p) would have made a million-index
  *       loop on 64 workers take 52,000 batches instead of 1,600; a quarter takes 3,200). With
- *       one participant nobody can steal, and the bound is skipped. A claimed batch still
- *       cannot be split: an expensive stretch in the middle of a long range can still be
- *       claimed whole.</li>
+ *       one participant nobody can steal, and the bound is skipped.</li>
+ *   <li>A claimed batch is the owner's alone, so no thief can split it; it is revocable by its
+ *       owner instead. The owner runs it in runs of 1, 2, 4, ... up to {@link #CHECK_SPAN}
+ *       indexes, and between two runs looks at {@link #idle}, the participants that quit for
+ *       lack of work. If one did and the owner's range has nothing left (so no thief could
+ *       help it), it cuts the upper half of the rest of its batch off as a new range and forks
+ *       a participant for it, which an idle worker steals. So an expensive stretch claimed
+ *       whole after a cheap one (in the middle of a long range, where the guided bound still
+ *       allows a large batch) is shared within one run of at most {@link #CHECK_SPAN} indexes,
+ *       the grain of a 64-leaf {@code ForkJoinPool} split. The look is one read of a field
+ *       that changes only when a participant quits or a split answers it. With one participant
+ *       the batch is run in one piece (criterion C1). The forking owner joins what it forked
+ *       before it ends its participation.</li>
  *   <li>A participant whose range is used up steals the upper half of the range with the most
  *       work left (the paper's FindMax), which becomes a new range that others can split again;
  *       it stops when no range has any work left.</li>
- *   <li>The caller joins the participant jobs (helping while it waits). Termination needs no
- *       shared counter: every index belongs to exactly one range, and every range is drained by
- *       exactly one participant before that participant ends.</li>
+ *   <li>The caller joins the participant jobs (helping while it waits), each of which has
+ *       joined the ones its splits forked. Termination needs no shared counter: every index
+ *       belongs to exactly one range, and every range is drained by exactly one participant
+ *       before that participant ends.</li>
  * </ol>
  * Ranges longer than {@link StealableRange#MAX_LENGTH} per participant are run as consecutive
  * windows, so bounds anywhere in {@code long} work without overflow.
@@ -50,14 +61,23 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 public abstract class RangeLoop {
 
     private static final VarHandle FAILURE;
+    private static final VarHandle IDLE;
 
     static {
         try {
-            FAILURE = MethodHandles.lookup().findVarHandle(RangeLoop.class, "failure", Failures.Thrown.class);
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            FAILURE = l.findVarHandle(RangeLoop.class, "failure", Failures.Thrown.class);
+            IDLE = l.findVarHandle(RangeLoop.class, "idle", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
+
+    /**
+     * Largest run of a claimed batch processed between two looks at {@link #idle}: the part of
+     * a batch that can never be split, as {@code ForkJoinPool} code with 64-index leaves.
+     */
+    static final long CHECK_SPAN = 64;
 
     private final long minBatch;
     private final long maxBatch;
@@ -76,6 +96,15 @@ public abstract class RangeLoop {
      * are forked, which publishes it to them.
      */
     private int guidedShare;
+
+    /**
+     * Participants of this window that found no work left anywhere and quit, not yet answered
+     * by a split: an owner that sees it non-zero between two runs of its batch, with nothing
+     * left in its range for a thief, hands the upper half of the rest of its batch to a new
+     * participant (see the class comment). Written once per quitting participant and once per
+     * split; read between runs of a batch, so a plain volatile field is cheap enough.
+     */
+    private volatile int idle;
 
     protected RangeLoop(long minBatch, long maxBatch) {
         this.minBatch = minBatch;
@@ -112,6 +141,7 @@ public abstract class RangeLoop {
     private void runWindow(Worker w, int parallelism, long base, long len) {
         int p = (int) Math.min(parallelism, len);
         guidedShare = p > 1 ? GUIDED_SHARE : 0;
+        idle = 0;
         segments.clear();
         StealableRange[] parts = new StealableRange[p];
         long partLen = len / p;
@@ -131,17 +161,12 @@ public abstract class RangeLoop {
                 w.fork(job);
                 forked[n++] = job;
             }
-            participate(parts[0]);
+            participate(w, parts[0]);
         } finally {
             // Whatever happened above, no participant may run on after this call returns.
             // Newest first: the last one forked is at the bottom of this worker's deque.
             for (int i = n - 1; i >= 0; i--) {
-                Participant job = forked[i];
-                if (w.tryUnfork(job)) {
-                    job.run();
-                } else {
-                    w.awaitLatch(job);
-                }
+                join(w, forked[i]);
             }
         }
         if (failure == null) {
@@ -152,20 +177,56 @@ public abstract class RangeLoop {
     }
 
     /**
-     * Drains {@code own}, then keeps stealing until no range has work left or the loop failed.
-     * Never throws: anything that escapes (an error while stealing, say) fails the loop.
+     * Drains {@code own}, then keeps stealing until no range has work left or the loop failed,
+     * then joins the participants its splits forked. Never throws: anything that escapes (an
+     * error while stealing, say) fails the loop.
      */
-    final void participate(StealableRange own) {
+    final void participate(Worker w, StealableRange own) {
+        ArrayList<Participant> splits = null;
         try {
+            splits = new ArrayList<>(0);
             for (StealableRange r = own; r != null; r = failure == null ? stealSomething() : null) {
-                drain(r);
+                drain(r, w, splits);
+            }
+            if (failure == null) {
+                IDLE.getAndAdd(this, 1);
             }
         } catch (Throwable t) {
             fail(t);
+        } finally {
+            if (splits != null) {
+                for (int i = splits.size() - 1; i >= 0; i--) { // newest first, as runWindow
+                    join(w, splits.get(i));
+                }
+            }
         }
     }
 
-    private void drain(StealableRange r) {
+    /**
+     * Joins {@code job} whatever happens, helping while it waits: no participant may run on
+     * after the loop returns. If the join itself throws (a StackOverflowError from a task it
+     * helped with, an OutOfMemoryError), the loop fails, and the job is either cancelled before
+     * it starts or, already running elsewhere, waited for without helping and without
+     * allocating.
+     */
+    private void join(Worker w, Participant job) {
+        try {
+            if (w.tryUnfork(job)) {
+                job.run();
+            } else {
+                w.awaitLatch(job);
+            }
+        } catch (Throwable t) {
+            fail(t);
+            if (!job.cancelBeforeStart()) {
+                while (!job.isSet()) {
+                    Thread.yield();
+                }
+            }
+        }
+    }
+
+    private void drain(StealableRange r, Worker w, ArrayList<Participant> splits) {
         long batch = minBatch;
         int share = guidedShare;
         for (long claim; failure == null && (claim = r.take(guided(r, batch, share))) != -1; ) {
@@ -174,8 +235,27 @@ public abstract class RangeLoop {
                 return;
             }
             long lo = r.start(claim);
+            long end = lo + StealableRange.count(claim);
             try {
-                process(r, lo, lo + StealableRange.count(claim));
+                if (share == 0) {
+                    process(r, lo, end); // one participant: nobody to split for (criterion C1)
+                } else {
+                    // Runs of 1, 2, 4, ... up to CHECK_SPAN indexes, looking for idle
+                    // participants between them, so an expensive index is noticed at once.
+                    for (long pos = lo, run = 1; pos < end && failure == null; ) {
+                        long stop = pos + Math.min(run, end - pos); // pos + run may overflow
+                        process(r, pos, stop);
+                        pos = stop;
+                        run = Math.min(CHECK_SPAN, run << 1);
+                        if (idle != 0 && end - pos >= 2) {
+                            long cut = split(r, w, splits, pos, end);
+                            if (cut != end) {
+                                end = cut;
+                                run = 1; // another may run dry soon: answer it within one index
+                            }
+                        }
+                    }
+                }
             } catch (Throwable t) {
                 fail(t);
                 return;
@@ -184,6 +264,59 @@ public abstract class RangeLoop {
                 batch = Math.min(maxBatch, batch << 1);
             }
         }
+    }
+
+    /**
+     * The revocable part of a batch: the owner of {@code r}, holding {@code [pos, end)} of a
+     * claimed batch still to run, hands {@code [mid, end)} to a new participant when another
+     * participant has quit for lack of work and nobody can steal from {@code r} (nothing left
+     * in it). Returns the new end of the owner's batch.
+     *
+     * <p>Why each index still runs exactly once, in order for reductions: the batch is the
+     * owner's alone (its claim CAS took it out of {@code r}), so giving half of it away is a
+     * local decision that touches no shared word; the half becomes a fresh range, published
+     * through {@link #segments} and the fork, and is drained like any other. {@code r} has
+     * nothing left, and never gets anything back (a range's low end only grows), so {@code r}'s
+     * partial result stays one contiguous run {@code [.., mid)} and the new range folds after
+     * it by its base.
+     */
+    private long split(StealableRange r, Worker w, ArrayList<Participant> splits, long pos, long end) {
+        if (w == null || r.remaining() != 0 || !tryTakeIdle()) {
+            return end;
+        }
+        long mid = pos + (end - pos) / 2;
+        StealableRange rest = new StealableRange(mid, end - mid);
+        Participant job = new Participant(this, rest);
+        splits.ensureCapacity(splits.size() + 1);
+        segments.add(rest);
+        splits.add(job); // cannot throw now; before the fork, so the job is always joined
+        try {
+            w.fork(job);
+        } catch (Throwable t) {
+            // Pushed or not: if nobody has started the job, it never will and needs no join;
+            // if a thief already runs it, it stays to be joined. The caller fails the loop
+            // with t, so [mid, end) is not lost in silence.
+            if (job.cancelBeforeStart()) {
+                splits.remove(splits.size() - 1);
+            }
+            throw t;
+        }
+        return mid;
+    }
+
+    /** Participants of the current window that quit and no split has answered yet (tests). */
+    int idleParticipants() {
+        return idle;
+    }
+
+    /** Answers one quit participant; false if none is waiting for an answer. */
+    private boolean tryTakeIdle() {
+        for (int v; (v = idle) != 0; ) {
+            if (IDLE.compareAndSet(this, v, v - 1)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -233,10 +366,29 @@ public abstract class RangeLoop {
         }
     }
 
-    /** One forked participant: drains its part, then steals, then completes its latch. */
+    /**
+     * One forked participant: drains its part, then steals, then completes its latch. Starting
+     * is a CAS on {@link #started}, so its joiner can cancel it before it starts without
+     * allocating (see {@link #join}).
+     */
     private static final class Participant extends Latch implements ForkedJob {
+        private static final VarHandle STARTED;
+
+        static {
+            try {
+                STARTED = MethodHandles.lookup().findVarHandle(Participant.class, "started", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private static final int NEW = 0;
+        private static final int RUNNING = 1;
+        private static final int CANCELLED = 2;
+
         private final RangeLoop loop;
         private final StealableRange part;
+        private volatile int started;
 
         Participant(RangeLoop loop, StealableRange part) {
             this.loop = loop;
@@ -245,11 +397,19 @@ public abstract class RangeLoop {
 
         @Override
         public void run() {
-            if (isSet()) {
+            if (isSet() || !STARTED.compareAndSet(this, NEW, RUNNING)) {
                 return;
             }
-            loop.participate(part); // never throws: failures are recorded in the loop
-            trySetResult(null);
+            try {
+                loop.participate(Worker.current(), part); // never throws: failures are recorded
+            } finally {
+                trySetResult(null);
+            }
+        }
+
+        /** True if this job had not started and now never will (its latch stays unset). */
+        boolean cancelBeforeStart() {
+            return STARTED.compareAndSet(this, NEW, CANCELLED);
         }
 
         /** shutdownNow: stop the whole loop, not just this participant. */
