@@ -95,7 +95,11 @@ class BadInputTest {
             return (BinaryOperator<Object>) (a, b) -> a;
         }
         if (type == Consumer.class) {
-            return (Consumer<Scope>) s -> s.spawn(() -> { });
+            return (Consumer<Object>) x -> {
+                if (x instanceof Scope) { // pool.scope(body); Items.forEach gets Strings
+                    ((Scope) x).spawn(() -> { });
+                }
+            };
         }
         if (type == IntConsumer.class) {
             return (IntConsumer) i -> { };
@@ -106,8 +110,35 @@ class BadInputTest {
         if (type == RangeChunk.class) {
             return (RangeChunk) (lo, hi) -> { };
         }
+        if (type == IntFunction.class && name.equals("generator")) {
+            return (IntFunction<Object[]>) Object[]::new;
+        }
         if (type == IntFunction.class) {
             return (IntFunction<Object>) i -> "x";
+        }
+        if (type == java.util.function.LongFunction.class) {
+            return (java.util.function.LongFunction<Object>) i -> "x";
+        }
+        if (type == java.util.function.Function.class) {
+            return (java.util.function.Function<Object, Object>) x -> x;
+        }
+        if (type == java.util.function.IntToLongFunction.class) {
+            return (java.util.function.IntToLongFunction) i -> i;
+        }
+        if (type == java.util.function.IntToDoubleFunction.class) {
+            return (java.util.function.IntToDoubleFunction) i -> i;
+        }
+        if (type == java.util.function.ToLongFunction.class) {
+            return (java.util.function.ToLongFunction<Object>) x -> 1;
+        }
+        if (type == java.util.function.ToDoubleFunction.class) {
+            return (java.util.function.ToDoubleFunction<Object>) x -> 1;
+        }
+        if (type == List.class) {
+            return List.of("a", "b");
+        }
+        if (type == Object[].class) {
+            return new String[] {"a", "b"};
         }
         if (type == LongUnaryOperator.class) {
             return (LongUnaryOperator) i -> i;
@@ -242,7 +273,38 @@ class BadInputTest {
             assertUnchanged(before, m.toString());
             checked++;
         }
-        assertEquals(6, checked, "parallelFor, parallelForLong, parallelForChunks, reduce, reduceLong, reduceDouble");
+        assertEquals(8, checked,
+                "parallelFor, parallelForLong, parallelForChunks, reduce, reduceLong, reduceDouble, range x 2");
+    }
+
+    @Test
+    void everyNullArgumentOfTheLoopFormsIsRejectedByName() throws Exception {
+        int checked = 0;
+        Object[] targets = {pool.range(0, 3), pool.range(0L, 3L), pool.items(List.of("a", "b"))};
+        for (Object target : targets) {
+            for (Method m : publicMethods(target.getClass())) {
+                Parameter[] ps = m.getParameters();
+                for (int i = 0; i < ps.length; i++) {
+                    if (ps[i].getType().isPrimitive()
+                            || NULL_ALLOWED.contains(m.getName() + "." + ps[i].getName())) {
+                        continue;
+                    }
+                    Object[] args = validArguments(m);
+                    assertEquals(null, call(target, m, args), m + " with valid arguments");
+                    args[i] = null;
+                    long before = pool.stats().submittedTasks();
+                    String what = m + " with " + ps[i].getName() + " = null";
+                    Throwable t = call(target, m, args);
+                    if (!(t instanceof NullPointerException)) {
+                        fail(what + " threw " + t + " instead of NullPointerException", t);
+                    }
+                    assertEquals(ps[i].getName(), t.getMessage(), what);
+                    assertUnchanged(before, what);
+                    checked++;
+                }
+            }
+        }
+        assertTrue(checked >= 25, "checked only " + checked + " arguments");
     }
 
     @Test

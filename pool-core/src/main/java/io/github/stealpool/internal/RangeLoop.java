@@ -73,6 +73,10 @@ public abstract class RangeLoop {
         }
     }
 
+    /** Recorded when a failure could not be (no memory to record it): see {@link #fail}. */
+    private static final Failures.Thrown UNRECORDED = new Failures.Thrown(
+            new OutOfMemoryError("a range loop failed, and there was no memory to record how"));
+
     /**
      * Largest run of a claimed batch processed between two looks at {@link #idle}: the part of
      * a batch that can never be split, as {@code ForkJoinPool} code with 64-index leaves.
@@ -210,19 +214,23 @@ public abstract class RangeLoop {
      * allocating.
      */
     private void join(Worker w, Participant job) {
+        boolean ranHere = false;
         try {
             if (w.tryUnfork(job)) {
+                ranHere = true; // nobody else can have it now
                 job.run();
             } else {
                 w.awaitLatch(job);
             }
         } catch (Throwable t) {
-            fail(t);
-            if (!job.cancelBeforeStart()) {
+            // First make sure the job is over or never starts, then record t: recording
+            // allocates, and t may be an OutOfMemoryError.
+            if (!ranHere && !job.cancelBeforeStart()) {
                 while (!job.isSet()) {
                     Thread.yield();
                 }
             }
+            fail(t);
         }
     }
 
@@ -356,13 +364,18 @@ public abstract class RangeLoop {
         }
     }
 
+    /**
+     * Records {@code t} as the loop's failure (the first one wins; later ones are suppressed in
+     * it). Never throws: if recording cannot allocate, a failure made in advance is recorded
+     * instead, so a loop that lost indexes never returns as if it had not.
+     */
     private void fail(Throwable t) {
-        if (!FAILURE.compareAndSet(this, null, new Failures.Thrown(t))) {
-            try {
-                Failures.combine(failure.failure, t);
-            } catch (Throwable ignored) {
-                // addSuppressed could not allocate: the first failure is what the caller gets
+        try {
+            if (!FAILURE.compareAndSet(this, null, new Failures.Thrown(t)) && failure != UNRECORDED) {
+                Failures.combine(failure.failure, t); // the shared UNRECORDED collects nothing
             }
+        } catch (Throwable outOfMemory) {
+            FAILURE.compareAndSet(this, null, UNRECORDED); // no allocation
         }
     }
 
