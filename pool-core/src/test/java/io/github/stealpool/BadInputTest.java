@@ -211,29 +211,53 @@ class BadInputTest {
     void everyNullArgumentOfThePoolIsRejectedByName() throws Exception {
         int checked = 0;
         for (Method m : publicMethods(WorkStealingPool.class)) {
-            if (Modifier.isStatic(m.getModifiers())) {
-                continue; // builder(), create(): no arguments
-            }
-            Parameter[] ps = m.getParameters();
-            for (int i = 0; i < ps.length; i++) {
-                if (ps[i].getType().isPrimitive()
-                        || NULL_ALLOWED.contains(m.getName() + "." + ps[i].getName())) {
-                    continue;
-                }
-                Object[] args = validArguments(m);
-                args[i] = null;
-                long before = pool.stats().submittedTasks();
-                String what = m + " with " + ps[i].getName() + " = null";
-                Throwable t = call(pool, m, args);
-                if (!(t instanceof NullPointerException)) {
-                    fail(what + " threw " + t + " instead of NullPointerException", t);
-                }
-                assertEquals(ps[i].getName(), t.getMessage(), what);
-                assertUnchanged(before, what);
-                checked++;
+            if (!Modifier.isStatic(m.getModifiers())) { // builder(), create(): no arguments
+                checked += checkNullArguments(pool, m);
             }
         }
         assertTrue(checked >= 25, "checked only " + checked + " arguments"); // 25 today
+    }
+
+    @Test
+    void everyNullArgumentOfTheLoopFormsIsRejectedByName() throws Exception {
+        int checked = 0;
+        Object[] targets = {pool.range(0, 3), pool.range(0L, 3L), pool.items(List.of("a", "b"))};
+        for (Object target : targets) {
+            for (Method m : publicMethods(target.getClass())) {
+                assertEquals(null, call(target, m, validArguments(m)), m + " with valid arguments");
+                checked += checkNullArguments(target, m);
+            }
+        }
+        assertTrue(checked >= 25, "checked only " + checked + " arguments");
+    }
+
+    /**
+     * Calls {@code m} on {@code target} with each reference argument null in turn: each must
+     * be refused with a NullPointerException naming it, leaving the pool as it was.
+     *
+     * @return the number of arguments checked
+     */
+    private int checkNullArguments(Object target, Method m) throws Exception {
+        int checked = 0;
+        Parameter[] ps = m.getParameters();
+        for (int i = 0; i < ps.length; i++) {
+            if (ps[i].getType().isPrimitive()
+                    || NULL_ALLOWED.contains(m.getName() + "." + ps[i].getName())) {
+                continue;
+            }
+            Object[] args = validArguments(m);
+            args[i] = null;
+            long before = pool.stats().submittedTasks();
+            String what = m + " with " + ps[i].getName() + " = null";
+            Throwable t = call(target, m, args);
+            if (!(t instanceof NullPointerException)) {
+                fail(what + " threw " + t + " instead of NullPointerException", t);
+            }
+            assertEquals(ps[i].getName(), t.getMessage(), what);
+            assertUnchanged(before, what);
+            checked++;
+        }
+        return checked;
     }
 
     @Test
@@ -275,36 +299,6 @@ class BadInputTest {
         }
         assertEquals(8, checked,
                 "parallelFor, parallelForLong, parallelForChunks, reduce, reduceLong, reduceDouble, range x 2");
-    }
-
-    @Test
-    void everyNullArgumentOfTheLoopFormsIsRejectedByName() throws Exception {
-        int checked = 0;
-        Object[] targets = {pool.range(0, 3), pool.range(0L, 3L), pool.items(List.of("a", "b"))};
-        for (Object target : targets) {
-            for (Method m : publicMethods(target.getClass())) {
-                Parameter[] ps = m.getParameters();
-                for (int i = 0; i < ps.length; i++) {
-                    if (ps[i].getType().isPrimitive()
-                            || NULL_ALLOWED.contains(m.getName() + "." + ps[i].getName())) {
-                        continue;
-                    }
-                    Object[] args = validArguments(m);
-                    assertEquals(null, call(target, m, args), m + " with valid arguments");
-                    args[i] = null;
-                    long before = pool.stats().submittedTasks();
-                    String what = m + " with " + ps[i].getName() + " = null";
-                    Throwable t = call(target, m, args);
-                    if (!(t instanceof NullPointerException)) {
-                        fail(what + " threw " + t + " instead of NullPointerException", t);
-                    }
-                    assertEquals(ps[i].getName(), t.getMessage(), what);
-                    assertUnchanged(before, what);
-                    checked++;
-                }
-            }
-        }
-        assertTrue(checked >= 25, "checked only " + checked + " arguments");
     }
 
     @Test
