@@ -1,8 +1,8 @@
 package io.github.stealpool;
 
 import io.github.stealpool.internal.Failures;
-import io.github.stealpool.internal.ForkedJob;
 import io.github.stealpool.internal.Latch;
+import io.github.stealpool.internal.LatchAccess;
 import io.github.stealpool.internal.Worker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -77,7 +77,15 @@ import java.util.concurrent.TimeoutException;
  *
  * @param <T> the result type
  */
-public abstract class Task<T> extends Latch implements RunnableFuture<T>, ForkedJob {
+@SuppressWarnings("exports") // Latch: see the note above the class body
+public abstract class Task<T> extends Latch implements RunnableFuture<T> {
+
+    // Why Task extends the internal Latch: a task is one object on the fork/join hot path (fib
+    // makes millions), and holding its outcome in a second object would cost an allocation per
+    // task. Latch has no public or protected member, so a subclass of Task inherits nothing from
+    // it (ApiSurfaceTest checks the surface); Task reaches its operations through LatchAccess.
+    // Latch's package is not exported, hence javac's "exports" warning, which is suppressed.
+
 
     private static final VarHandle CLAIMED;
 
@@ -111,16 +119,16 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
     /** Runs {@link #compute()} unless the task is already complete, and records the outcome. */
     @Override
     public final void run() {
-        if (isSet()) {
+        if (LatchAccess.isSet(this)) {
             return;
         }
         if (claimed == 0) {
             claimed = 1; // run by hand: now someone runs it
         }
         try {
-            trySetResult(compute());
+            LatchAccess.trySetResult(this, compute());
         } catch (Throwable ex) {
-            trySetFailure(ex);
+            LatchAccess.trySetFailure(this, ex);
         }
     }
 
@@ -183,12 +191,12 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
      * @throws IllegalStateException called outside the pool on a task never forked or submitted
      */
     public final T join() {
-        if (!isSet()) {
+        if (!LatchAccess.isSet(this)) {
             Worker w = Worker.current();
             if (w != null && w.tryUnfork(this)) {
                 return runHere(); // nobody stole it: the common case
             }
-            if (w == null && claimed == 0 && !isSet()) { // re-read: completed by hand meanwhile?
+            if (w == null && claimed == 0 && !LatchAccess.isSet(this)) { // re-read: completed by hand meanwhile?
                 throw neverStarted("join()");
             }
             awaitDone();
@@ -202,10 +210,10 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
         try {
             r = compute();
         } catch (Throwable ex) {
-            trySetFailure(ex);
+            LatchAccess.trySetFailure(this, ex);
             return report(); // whichever outcome won: ours, or a concurrent cancel/complete
         }
-        return trySetResult(r) ? r : report();
+        return LatchAccess.trySetResult(this, r) ? r : report();
     }
 
     /**
@@ -282,18 +290,18 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
             w.fork(tasks[i]);
         }
         tasks[0].run();
-        Task<?> firstFailed = tasks[0].failure() != null ? tasks[0] : null;
+        Task<?> firstFailed = LatchAccess.failure(tasks[0]) != null ? tasks[0] : null;
         for (int i = 1; i < n; i++) {
             tasks[i].awaitDone();
-            Throwable f = tasks[i].failure();
+            Throwable f = LatchAccess.failure(tasks[i]);
             if (firstFailed == null) {
                 firstFailed = f != null ? tasks[i] : null;
             } else {
-                Failures.combine(firstFailed.failure(), f);
+                Failures.combine(LatchAccess.failure(firstFailed), f);
             }
         }
         if (firstFailed != null) {
-            throw Failures.rethrow(firstFailed.failureForThisThread());
+            throw Failures.rethrow(LatchAccess.failureForThisThread(firstFailed));
         }
     }
 
@@ -309,10 +317,10 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
      */
     @Override
     public final T get() throws InterruptedException, ExecutionException {
-        if (claimed == 0 && !isSet() && Worker.current() == null) {
+        if (claimed == 0 && !LatchAccess.isSet(this) && Worker.current() == null) {
             throw neverStarted("get()");
         }
-        await(-1L);
+        LatchAccess.await(this, -1L);
         return reportForFuture();
     }
 
@@ -330,10 +338,10 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
             throws InterruptedException, ExecutionException, TimeoutException {
         Objects.requireNonNull(unit, "unit");
         Worker w = Worker.current();
-        if (w != null && !isSet() && w.tryUnfork(this)) {
+        if (w != null && !LatchAccess.isSet(this) && w.tryUnfork(this)) {
             run();
         }
-        if (!await(Math.max(0L, unit.toNanos(timeout)))) {
+        if (!LatchAccess.await(this, Math.max(0L, unit.toNanos(timeout)))) {
             throw new TimeoutException("task not done after " + timeout + " " + unit);
         }
         return reportForFuture();
@@ -348,32 +356,32 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
      */
     @Override
     public final boolean cancel(boolean mayInterruptIfRunning) {
-        return tryCancel();
+        return LatchAccess.tryCancel(this);
     }
 
     @Override
     public final boolean isCancelled() {
-        return failure() instanceof CancellationException;
+        return LatchAccess.failure(this) instanceof CancellationException;
     }
 
     @Override
     public final boolean isDone() {
-        return isSet();
+        return LatchAccess.isSet(this);
     }
 
     /** True if the task completed without throwing and without being cancelled. */
     public final boolean isCompletedNormally() {
-        return isSet() && failure() == null;
+        return LatchAccess.isSet(this) && LatchAccess.failure(this) == null;
     }
 
     /** True if the task threw or was cancelled. */
     public final boolean isCompletedAbnormally() {
-        return failure() != null;
+        return LatchAccess.failure(this) != null;
     }
 
     /** What the task threw (a CancellationException if cancelled), or null. */
     public final Throwable getException() {
-        return failure();
+        return LatchAccess.failure(this);
     }
 
     /**
@@ -383,7 +391,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
      * @return true if this call completed the task
      */
     public final boolean complete(T value) {
-        return trySetResult(value);
+        return LatchAccess.trySetResult(this, value);
     }
 
     /**
@@ -393,24 +401,18 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
      * @throws NullPointerException if {@code failure} is null
      */
     public final boolean completeExceptionally(Throwable failure) {
-        return trySetFailure(Objects.requireNonNull(failure, "failure"));
-    }
-
-    /** Internal: the pool drops a forked task at {@code shutdownNow}; it is cancelled. */
-    @Override
-    public final void abandon() {
-        tryCancel();
+        return LatchAccess.trySetFailure(this, Objects.requireNonNull(failure, "failure"));
     }
 
     // ------------------------------------------------------------------ internals
 
     private void awaitDone() {
-        if (isSet()) {
+        if (LatchAccess.isSet(this)) {
             return;
         }
         Worker w = Worker.current();
         if (w == null) {
-            awaitUninterruptibly();
+            LatchAccess.awaitUninterruptibly(this);
         } else if (w.tryUnfork(this)) {
             run(); // nobody stole it: the common case, no synchronisation beyond the deque
         } else {
@@ -420,29 +422,29 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T>, Forked
 
     @SuppressWarnings("unchecked")
     private T report() {
-        Throwable f = failureForThisThread();
+        Throwable f = LatchAccess.failureForThisThread(this);
         if (f != null) {
             throw Failures.rethrow(f);
         }
-        return (T) result();
+        return (T) LatchAccess.result(this);
     }
 
     @SuppressWarnings("unchecked")
     private T reportForFuture() throws ExecutionException {
-        Throwable f = failure();
+        Throwable f = LatchAccess.failure(this);
         if (f instanceof CancellationException) {
-            throw (CancellationException) failureForThisThread();
+            throw (CancellationException) LatchAccess.failureForThisThread(this);
         }
         if (f != null) {
             throw new ExecutionException(f);
         }
-        return (T) result();
+        return (T) LatchAccess.result(this);
     }
 
     @Override
     public String toString() {
-        String state = !isSet() ? "pending" : isCancelled() ? "cancelled"
-                : isCompletedAbnormally() ? "failed: " + failure() : "done";
+        String state = !LatchAccess.isSet(this) ? "pending" : isCancelled() ? "cancelled"
+                : isCompletedAbnormally() ? "failed: " + LatchAccess.failure(this) : "done";
         return getClass().getName() + "[" + state + "]";
     }
 }

@@ -4,9 +4,29 @@ package io.github.stealpool.internal;
  * A piece of fork/join work (a forked task, the second half of a join, a scope's spawned task)
  * that someone inside the pool waits for. {@code shutdownNow} does not hand these back to its
  * caller, who never submitted them; it abandons them, which must release their waiters.
+ * {@code Task} is such a piece too, but does not implement this interface: see
+ * {@link #isForkJoinPiece}.
  */
 public interface ForkedJob extends Runnable {
 
     /** The pool will never run this job: fail it so that whoever waits for it stops waiting. */
     void abandon();
+
+    /**
+     * True if {@code job} is a fork/join piece: a ForkedJob, or a {@code Task}, which is one
+     * without implementing this interface (its {@code abandon()} would be public API; a Latch's
+     * is package-private, see Latch).
+     */
+    static boolean isForkJoinPiece(Runnable job) {
+        return job instanceof ForkedJob || job instanceof Latch;
+    }
+
+    /** Abandons {@code job}, a fork/join piece (see {@link #isForkJoinPiece}). */
+    static void abandonPiece(Runnable job) {
+        if (job instanceof ForkedJob) {
+            ((ForkedJob) job).abandon();
+        } else {
+            ((Latch) job).abandon();
+        }
+    }
 }

@@ -22,6 +22,13 @@ import java.util.concurrent.locks.LockSupport;
  * there are any, swaps the stack to {@link #CLOSED} and wakes everyone it took. All four accesses
  * are sequentially consistent, so either the waiter sees the outcome, or the completer sees the
  * waiter (Dekker). A push onto a closed stack fails and the waiter knows the latch is set.
+ *
+ * <h2>Why nothing here is public or protected</h2>
+ * {@code io.github.stealpool.Task} extends this class, and every user subclass of Task would
+ * inherit any public or protected member as API: a {@code trySetResult(Object)} would let a
+ * {@code Task<Long>} be completed with a String, and its joiner get a ClassCastException. So
+ * every operation is package-private, the internal jobs (same package) call them directly, and
+ * Task, in another package, goes through {@link LatchAccess}, which the module does not export.
  */
 public abstract class Latch {
 
@@ -79,18 +86,18 @@ public abstract class Latch {
     }
 
     /** True once the latch is set (normally, exceptionally or cancelled). */
-    public final boolean isSet() {
+    final boolean isSet() {
         return outcome != null;
     }
 
     /** The result if set normally, else null. */
-    protected final Object result() {
+    final Object result() {
         Object o = outcome;
         return o == NIL || o instanceof Failure ? null : o;
     }
 
     /** The failure if set exceptionally or cancelled, else null. */
-    protected final Throwable failure() {
+    final Throwable failure() {
         Object o = outcome;
         return o instanceof Failure ? ((Failure) o).failure : null;
     }
@@ -101,7 +108,7 @@ public abstract class Latch {
      * stack trace shows where this thread waited ({@link Failures#forThisThread}); else the
      * original. Null if the latch is not set exceptionally.
      */
-    protected final Throwable failureForThisThread() {
+    final Throwable failureForThisThread() {
         Object o = outcome;
         if (!(o instanceof Failure)) {
             return null;
@@ -110,17 +117,17 @@ public abstract class Latch {
     }
 
     /** Sets a normal outcome ({@code value} may be null) unless set already; true if this call did. */
-    protected final boolean trySetResult(Object value) {
+    final boolean trySetResult(Object value) {
         return trySet(value == null ? NIL : value);
     }
 
     /** Sets a failed outcome unless set already; true if this call did. */
-    protected final boolean trySetFailure(Throwable failure) {
+    final boolean trySetFailure(Throwable failure) {
         return trySet(new Failure(failure));
     }
 
     /** Fails the latch with a CancellationException unless set already; true if this call did. */
-    protected final boolean tryCancel() {
+    final boolean tryCancel() {
         return trySetFailure(new CancellationException());
     }
 
@@ -138,6 +145,15 @@ public abstract class Latch {
             }
         }
         return true;
+    }
+
+    /**
+     * The pool will never run this latch as a job (shutdownNow swept it from a queue): cancel
+     * it, so that whoever waits for it stops waiting. A fork/join job that must do more
+     * overrides it (see {@link ForkedJob#abandonPiece}).
+     */
+    void abandon() {
+        tryCancel();
     }
 
     /** Registers {@code w}; false if the latch is already set (then no wake-up will come). */
@@ -158,7 +174,7 @@ public abstract class Latch {
      * Waits until set: a worker of any pool helps ({@link Worker#awaitLatch}); another thread
      * parks, ignoring interrupts (and restoring the interrupt status after).
      */
-    protected final void awaitUninterruptibly() {
+    final void awaitUninterruptibly() {
         if (isSet()) {
             return;
         }
@@ -188,7 +204,7 @@ public abstract class Latch {
      * @return true if set, false on timeout
      * @throws InterruptedException if a thread outside the pool is interrupted while waiting
      */
-    protected final boolean await(long nanos) throws InterruptedException {
+    final boolean await(long nanos) throws InterruptedException {
         if (isSet()) {
             return true;
         }

@@ -310,7 +310,7 @@ public final class Scheduler {
             // see Worker.fork) or another late submitter's Task: after STOP nothing would run it
             // if we put it back, and its joiner would wait forever. Cancel it, as shutdownNow
             // does; a late submitter that then does not find its Task has it accepted, cancelled.
-            List<ForkedJob> pieces = takeForkJoinPieces(stranded);
+            List<Runnable> pieces = takeForkJoinPieces(stranded);
             // Each offer below repeats one counted before, and ours, if rejected, was no
             // submission (a local one was never counted). Subtracted before the offers, so a
             // concurrent reading errs low, which statistics() clamps.
@@ -327,12 +327,12 @@ public final class Scheduler {
         }
     }
 
-    /** Removes the fork/join pieces ({@link ForkedJob}) from {@code swept} and returns them. */
-    private static List<ForkedJob> takeForkJoinPieces(List<Runnable> swept) {
-        List<ForkedJob> pieces = new ArrayList<>();
+    /** Removes the fork/join pieces ({@link ForkedJob#isForkJoinPiece}) from {@code swept} and returns them. */
+    private static List<Runnable> takeForkJoinPieces(List<Runnable> swept) {
+        List<Runnable> pieces = new ArrayList<>();
         swept.removeIf(t -> {
-            if (t instanceof ForkedJob) {
-                pieces.add((ForkedJob) t);
+            if (ForkedJob.isForkJoinPiece(t)) {
+                pieces.add(t);
                 return true;
             }
             return false;
@@ -344,10 +344,10 @@ public final class Scheduler {
      * Abandons pieces the pool will not run, so whoever waits for one is released (a
      * CancellationException). One that fails to abandon (out of memory) does not stop the rest.
      */
-    private void abandonAll(List<ForkedJob> pieces) {
-        for (ForkedJob j : pieces) {
+    private void abandonAll(List<Runnable> pieces) {
+        for (Runnable j : pieces) {
             try {
-                j.abandon();
+                ForkedJob.abandonPiece(j);
             } catch (Throwable e) {
                 try {
                     LOG.error("{}: could not cancel {}; whoever waits for it may wait on", name, j, e);

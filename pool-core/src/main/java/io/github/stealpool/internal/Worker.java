@@ -115,12 +115,13 @@ public final class Worker implements Runnable {
      * a deque after the sweep with nobody to run or abandon it, which is what lets an exiting
      * worker leave its deque alone (Scheduler, "Nothing lost").
      */
-    public void fork(ForkedJob job) {
+    public void fork(Runnable job) {
+        assert ForkedJob.isForkJoinPiece(job) : job;
         deque.push(job);
         VarHandle.fullFence(); // the push (a release store) before the read of runState (Dekker)
         if (scheduler.isStopping()) {
             if (deque.tryUnpush(job)) {
-                job.abandon();
+                ForkedJob.abandonPiece(job);
                 return;
             }
             // Not at the bottom any more: a sweep took it (shutdownNow's or a late submitter's,
@@ -252,8 +253,8 @@ public final class Worker implements Runnable {
         } catch (StackOverflowError e) {
             // Out of stack before the task could even start (its own failures are caught
             // inside): fail it rather than lose it, so whoever joins it is released.
-            if (t instanceof ForkedJob) {
-                ((ForkedJob) t).abandon();
+            if (ForkedJob.isForkJoinPiece(t)) {
+                ForkedJob.abandonPiece(t);
             }
             throw e;
         } finally {

@@ -4,6 +4,7 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 import io.github.stealpool.internal.Latch;
+import io.github.stealpool.internal.LatchAccess;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Mode;
@@ -24,14 +25,14 @@ import org.openjdk.jcstress.annotations.State;
 @State
 public class LatchWakesWaiterTest {
 
-    /** Exposes the two sides of the latch that a Task uses. */
+    /** Exposes the two sides of the latch that a Task uses, through the same accessor. */
     static final class Gate extends Latch {
         void waitUntilSet() throws InterruptedException {
-            await(-1L); // the wait behind Task.get(), interruptible
+            LatchAccess.await(this, -1L); // the wait behind Task.get(), interruptible
         }
 
         void set() {
-            trySetResult(42); // the completion behind Task.complete() and a task's run
+            LatchAccess.trySetResult(this, 42); // the completion behind Task.complete() and a task's run
         }
     }
 
