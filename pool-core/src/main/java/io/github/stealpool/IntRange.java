@@ -32,12 +32,21 @@ public final class IntRange {
         this.to = to;
     }
 
-    /** First index (inclusive). */
+    /**
+     * First index (inclusive).
+     *
+     * @return the lower bound given to {@code pool.range(from, to)}
+     */
     public int from() {
         return from;
     }
 
-    /** End of the range (exclusive). */
+    /**
+     * End of the range (exclusive).
+     *
+     * @return the upper bound given to {@code pool.range(from, to)}; equal to {@link #from()}
+     *         if the range is empty
+     */
     public int to() {
         return to;
     }
@@ -45,6 +54,7 @@ public final class IntRange {
     /**
      * Runs {@code body} for every index, in parallel.
      *
+     * @param body called once for every index, possibly from several threads at once
      * @throws NullPointerException if {@code body} is null
      */
     public void forEach(IntConsumer body) {
@@ -57,6 +67,8 @@ public final class IntRange {
      * loops. The bounds are {@code long} so that one {@link RangeChunk}
      * serves both range types; here they always fit in an {@code int}.
      *
+     * @param body called with non-empty sub-ranges {@code [lo, hi)} of this range, each index in
+     *             exactly one of them, possibly from several threads at once
      * @throws NullPointerException if {@code body} is null
      */
     public void forEachChunk(RangeChunk body) {
@@ -69,6 +81,13 @@ public final class IntRange {
      * result is the sequential {@code identity ⊕ mapper(from) ⊕ ... ⊕ mapper(to - 1)}, even if
      * it does not commute.
      *
+     * @param <R>      the type of the result
+     * @param identity the start of every partial result: an identity of {@code combiner}, which
+     *                 must not mutate it, as it is combined in many times
+     * @param mapper   the value of one index, called once for every index
+     * @param combiner joins two partial results, the one of lower indexes as its first argument
+     * @return the combination of every index's value, in index order; {@code identity} if the
+     *         range is empty
      * @throws NullPointerException if {@code mapper} or {@code combiner} is null
      */
     public <R> R reduce(R identity, IntFunction<? extends R> mapper, BinaryOperator<R> combiner) {
@@ -76,8 +95,14 @@ public final class IntRange {
     }
 
     /**
-     * As {@link #reduce}, unboxed, to a {@code long}.
+     * As {@link #reduce}, unboxed, to a {@code long}: {@code reduceLong(0, i -> weight(i),
+     * Long::sum)}.
      *
+     * @param identity an identity of {@code combiner}, the start of every partial result
+     * @param mapper   the value of one index, called once for every index
+     * @param combiner joins two partial results, the one of lower indexes as its first argument
+     * @return the combination of every index's value, in index order; {@code identity} if the
+     *         range is empty
      * @throws NullPointerException if {@code mapper} or {@code combiner} is null
      */
     public long reduceLong(long identity, IntToLongFunction mapper, LongBinaryOperator combiner) {
@@ -89,6 +114,11 @@ public final class IntRange {
      * As {@link #reduce}, unboxed, to a {@code double}; see
      * {@link WorkStealingPool#reduceDouble} on floating-point sums.
      *
+     * @param identity an identity of {@code combiner}, the start of every partial result
+     * @param mapper   the value of one index, called once for every index
+     * @param combiner joins two partial results, the one of lower indexes as its first argument
+     * @return the combination of every index's value, in index order; {@code identity} if the
+     *         range is empty
      * @throws NullPointerException if {@code mapper} or {@code combiner} is null
      */
     public double reduceDouble(double identity, IntToDoubleFunction mapper, DoubleBinaryOperator combiner) {

@@ -36,7 +36,12 @@ public final class Items<T> {
         this.list = list;
     }
 
-    /** The number of elements now. */
+    /**
+     * The number of elements now.
+     *
+     * @return the list's or array's size at the time of the call; an operation started later
+     *         reads it again
+     */
     public int size() {
         return list.size();
     }
@@ -44,6 +49,7 @@ public final class Items<T> {
     /**
      * Runs {@code body} for every element, in parallel.
      *
+     * @param body called once for every element, possibly from several threads at once
      * @throws NullPointerException if {@code body} is null
      */
     public void forEach(Consumer<? super T> body) {
@@ -57,6 +63,8 @@ public final class Items<T> {
      * {@code stream().map(mapper).toArray(generator)}: {@code pool.items(names).map(String::length,
      * Integer[]::new)}.
      *
+     * @param <R>       the element type of the result
+     * @param mapper    the value for one element, called once for every element
      * @param generator makes the result array from its length, as {@code String[]::new}
      * @return the array {@code generator} made, element {@code i} being {@code mapper} of element
      *         {@code i}
@@ -85,6 +93,13 @@ public final class Items<T> {
      * element order (see {@link IntRange#reduce}): {@code pool.items(words).reduce("",
      * w -> w, String::concat)} is the sequential concatenation.
      *
+     * @param <R>      the type of the result
+     * @param identity the start of every partial result: an identity of {@code combiner}, which
+     *                 must not mutate it, as it is combined in many times
+     * @param mapper   the value of one element, called once for every element
+     * @param combiner joins two partial results, the one of earlier elements as its first argument
+     * @return the combination of every element's value, in element order; {@code identity} if
+     *         there are no elements
      * @throws NullPointerException if {@code mapper} or {@code combiner} is null
      */
     public <R> R reduce(R identity, Function<? super T, ? extends R> mapper, BinaryOperator<R> combiner) {
@@ -97,6 +112,11 @@ public final class Items<T> {
      * As {@link #reduce}, unboxed, to a {@code long}: {@code reduceLong(0, Order::quantity,
      * Long::sum)}.
      *
+     * @param identity an identity of {@code combiner}, the start of every partial result
+     * @param mapper   the value of one element, called once for every element
+     * @param combiner joins two partial results, the one of earlier elements as its first argument
+     * @return the combination of every element's value, in element order; {@code identity} if
+     *         there are no elements
      * @throws NullPointerException if {@code mapper} or {@code combiner} is null
      */
     public long reduceLong(long identity, ToLongFunction<? super T> mapper, LongBinaryOperator combiner) {
@@ -106,8 +126,14 @@ public final class Items<T> {
     }
 
     /**
-     * As {@link #reduce}, unboxed, to a {@code double}.
+     * As {@link #reduce}, unboxed, to a {@code double}; see
+     * {@link WorkStealingPool#reduceDouble} on floating-point sums.
      *
+     * @param identity an identity of {@code combiner}, the start of every partial result
+     * @param mapper   the value of one element, called once for every element
+     * @param combiner joins two partial results, the one of earlier elements as its first argument
+     * @return the combination of every element's value, in element order; {@code identity} if
+     *         there are no elements
      * @throws NullPointerException if {@code mapper} or {@code combiner} is null
      */
     public double reduceDouble(double identity, ToDoubleFunction<? super T> mapper, DoubleBinaryOperator combiner) {

@@ -26,12 +26,21 @@ public final class LongRange {
         this.to = to;
     }
 
-    /** First index (inclusive). */
+    /**
+     * First index (inclusive).
+     *
+     * @return the lower bound given to {@code pool.range(from, to)}
+     */
     public long from() {
         return from;
     }
 
-    /** End of the range (exclusive). */
+    /**
+     * End of the range (exclusive).
+     *
+     * @return the upper bound given to {@code pool.range(from, to)}; equal to {@link #from()}
+     *         if the range is empty
+     */
     public long to() {
         return to;
     }
@@ -39,6 +48,7 @@ public final class LongRange {
     /**
      * Runs {@code body} for every index, in parallel.
      *
+     * @param body called once for every index, possibly from several threads at once
      * @throws NullPointerException if {@code body} is null
      */
     public void forEach(LongConsumer body) {
@@ -49,6 +59,8 @@ public final class LongRange {
      * Hands {@code body} sub-ranges {@code [lo, hi)} to loop over itself, as
      * {@link WorkStealingPool#parallelForChunks}.
      *
+     * @param body called with non-empty sub-ranges {@code [lo, hi)} of this range, each index in
+     *             exactly one of them, possibly from several threads at once
      * @throws NullPointerException if {@code body} is null
      */
     public void forEachChunk(RangeChunk body) {
@@ -58,6 +70,13 @@ public final class LongRange {
     /**
      * As {@link IntRange#reduce}: index order kept.
      *
+     * @param <R>      the type of the result
+     * @param identity the start of every partial result: an identity of {@code combiner}, which
+     *                 must not mutate it, as it is combined in many times
+     * @param mapper   the value of one index, called once for every index
+     * @param combiner joins two partial results, the one of lower indexes as its first argument
+     * @return the combination of every index's value, in index order; {@code identity} if the
+     *         range is empty
      * @throws NullPointerException if {@code mapper} or {@code combiner} is null
      */
     public <R> R reduce(R identity, LongFunction<? extends R> mapper, BinaryOperator<R> combiner) {
@@ -67,6 +86,11 @@ public final class LongRange {
     /**
      * As {@link #reduce}, unboxed, to a {@code long}.
      *
+     * @param identity an identity of {@code combiner}, the start of every partial result
+     * @param mapper   the value of one index, called once for every index
+     * @param combiner joins two partial results, the one of lower indexes as its first argument
+     * @return the combination of every index's value, in index order; {@code identity} if the
+     *         range is empty
      * @throws NullPointerException if {@code mapper} or {@code combiner} is null
      */
     public long reduceLong(long identity, LongUnaryOperator mapper, LongBinaryOperator combiner) {
@@ -74,8 +98,14 @@ public final class LongRange {
     }
 
     /**
-     * As {@link #reduce}, unboxed, to a {@code double}.
+     * As {@link #reduce}, unboxed, to a {@code double}; see
+     * {@link WorkStealingPool#reduceDouble} on floating-point sums.
      *
+     * @param identity an identity of {@code combiner}, the start of every partial result
+     * @param mapper   the value of one index, called once for every index
+     * @param combiner joins two partial results, the one of lower indexes as its first argument
+     * @return the combination of every index's value, in index order; {@code identity} if the
+     *         range is empty
      * @throws NullPointerException if {@code mapper} or {@code combiner} is null
      */
     public double reduceDouble(double identity, LongToDoubleFunction mapper, DoubleBinaryOperator combiner) {

@@ -56,12 +56,20 @@ public record PoolStats(
         int poolSize,
         int parallelism) {
 
-    /** All submissions: external plus from workers. */
+    /**
+     * All submissions: external plus from workers.
+     *
+     * @return {@code externalSubmissions + workerSubmissions}
+     */
     public long submittedTasks() {
         return externalSubmissions + workerSubmissions;
     }
 
-    /** {@link #parkedNanos()} as a Duration. */
+    /**
+     * {@link #parkedNanos()} as a Duration.
+     *
+     * @return the total time workers spent parked, to the nanosecond
+     */
     public Duration parkedTime() {
         return Duration.ofNanos(parkedNanos);
     }

@@ -8,6 +8,12 @@ package io.github.stealpool;
 @FunctionalInterface
 public interface RangeChunk {
 
-    /** Processes every index in {@code [lo, hi)}; {@code lo < hi}. */
+    /**
+     * Processes every index in {@code [lo, hi)}; {@code lo < hi}. May be called from several
+     * threads at once, each time with a sub-range no other call gets.
+     *
+     * @param lo the first index of the sub-range (inclusive)
+     * @param hi the end of the sub-range (exclusive), greater than {@code lo}
+     */
     void accept(long lo, long hi);
 }

@@ -56,6 +56,8 @@ public final class Scope {
     /**
      * Runs {@code task} in the scope's pool, possibly in parallel with the caller.
      *
+     * @param task the work; it may spawn more tasks into this scope, and a failure it throws is
+     *             reported by {@link WorkStealingPool#scope} once the scope is done
      * @throws NullPointerException  if {@code task} is null
      * @throws IllegalStateException if the scope has finished
      * @throws java.util.concurrent.RejectedExecutionException if called from outside the pool

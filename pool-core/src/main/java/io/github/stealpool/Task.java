@@ -110,10 +110,15 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      */
     private int claimed;
 
+    /** For subclasses: a new task, not yet forked, submitted or run. */
     protected Task() {
     }
 
-    /** The work. Runs at most once, on some pool worker. */
+    /**
+     * The work. Runs at most once, on some pool worker.
+     *
+     * @return the task's result, which {@link #join()}, {@link #invoke()} and {@link #get()} return
+     */
     protected abstract T compute();
 
     /** Runs {@link #compute()} unless the task is already complete, and records the outcome. */
@@ -186,6 +191,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
     /**
      * Waits for the task and returns its result; on a worker, works while it waits.
      *
+     * @return what {@code compute} returned, or the value given to {@link #complete}
      * @throws CancellationException if the task was cancelled
      * @throws CompletionException   wrapping a checked exception thrown by {@code compute}
      * @throws IllegalStateException called outside the pool on a task never forked or submitted
@@ -220,6 +226,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      * Runs the task in the calling worker and returns its result, as {@code fork(); join()}
      * would without the round trip through the deque.
      *
+     * @return what {@code compute} returned
      * @throws IllegalStateException if the calling thread is not a pool worker, or the task was
      *                               already forked, submitted or invoked
      */
@@ -240,6 +247,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      * done. If any failed, throws the first failure (in argument order) with the later ones
      * attached as suppressed.
      *
+     * @param tasks the tasks to run, none of them forked, submitted or invoked before
      * @throws NullPointerException  if {@code tasks} or an element is null (before anything runs)
      * @throws IllegalStateException if the calling thread is not a pool worker, or a task was
      *                               already forked, submitted or invoked, or appears twice
@@ -258,6 +266,9 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
     /**
      * As {@link #invokeAll(Task...)} for a collection; returns it.
      *
+     * @param <C>   the type of the collection
+     * @param tasks the tasks to run, in the collection's iteration order
+     * @return {@code tasks}, every task in it done
      * @throws NullPointerException if {@code tasks} or an element is null (before anything runs)
      */
     public static <C extends Collection<? extends Task<?>>> C invokeAll(C tasks) {
@@ -369,17 +380,17 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
         return LatchAccess.isSet(this);
     }
 
-    /** True if the task completed without throwing and without being cancelled. */
+    /** {@return true if the task completed without throwing and without being cancelled} */
     public final boolean isCompletedNormally() {
         return LatchAccess.isSet(this) && LatchAccess.failure(this) == null;
     }
 
-    /** True if the task threw or was cancelled. */
+    /** {@return true if the task threw, was cancelled or was completed exceptionally} */
     public final boolean isCompletedAbnormally() {
         return LatchAccess.failure(this) != null;
     }
 
-    /** What the task threw (a CancellationException if cancelled), or null. */
+    /** {@return what the task threw (a CancellationException if cancelled), or null} */
     public final Throwable getException() {
         return LatchAccess.failure(this);
     }
@@ -388,6 +399,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      * Completes the task with {@code value} unless it is complete already, and wakes whoever
      * waits for it; the task then never runs {@code compute}.
      *
+     * @param value the result that joiners get
      * @return true if this call completed the task
      */
     public final boolean complete(T value) {
@@ -397,6 +409,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
     /**
      * Completes the task with {@code failure} unless it is complete already.
      *
+     * @param failure what joiners get thrown, as if {@code compute} had thrown it
      * @return true if this call completed the task
      * @throws NullPointerException if {@code failure} is null
      */

@@ -101,12 +101,20 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         scheduler.start();
     }
 
-    /** A builder with the defaults: parallelism {@code availableProcessors()}, non-daemon threads. */
+    /**
+     * A builder with the defaults: parallelism {@code availableProcessors()}, non-daemon threads.
+     *
+     * @return a new builder; each call returns a fresh one
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** A pool with the default settings, the same as {@code builder().build()}. */
+    /**
+     * A pool with the default settings, the same as {@code builder().build()}.
+     *
+     * @return a new pool whose workers are already started
+     */
     public static WorkStealingPool create() {
         return builder().build();
     }
@@ -360,6 +368,14 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * calling thread if another thread threw it, the original as its cause; see {@link Task}),
      * a second failure attached to the original as suppressed.
      *
+     * @param <A>     the result type of {@code a}
+     * @param <B>     the result type of {@code b}
+     * @param <R>     the type of the combined result
+     * @param a       the first computation, run at once by the joining worker
+     * @param b       the second computation, offered to other workers while {@code a} runs
+     * @param combine turns the two results into one; called once both are there, on the worker
+     *                that ran {@code a}, and not at all if either failed
+     * @return what {@code combine} returned for the results of {@code a} and {@code b}
      * @throws NullPointerException       if an argument is null
      * @throws RejectedExecutionException if called from outside the pool after shutdown
      */
@@ -382,8 +398,10 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
 
     /**
      * Runs {@code a} and {@code b}, possibly in parallel, and returns when both are done; as
-     * {@link #join(Supplier, Supplier, BiFunction)}.
+     * {@link #join(Supplier, Supplier, BiFunction)}, failures included.
      *
+     * @param a the first action, run at once by the joining worker
+     * @param b the second action, offered to other workers while {@code a} runs
      * @throws NullPointerException       if an argument is null
      * @throws RejectedExecutionException if called from outside the pool after shutdown
      */
@@ -409,7 +427,16 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * thread ({@link Task#invoke()}); from any other thread it is handed to the pool and the
      * caller blocks until it is done.
      *
+     * @param <T>  the task's result type
+     * @param task a task that was never forked, submitted or invoked
+     * @return what the task's {@code compute} returned, or the value it was
+     *         {@linkplain Task#complete completed} with
      * @throws NullPointerException       if {@code task} is null
+     * @throws java.util.concurrent.CancellationException if the task was cancelled (also by
+     *                                    {@link #shutdownNow()})
+     * @throws java.util.concurrent.CompletionException wrapping a checked exception thrown by
+     *                                    {@code compute}; an unchecked one is rethrown as it is
+     *                                    (see {@link Task})
      * @throws RejectedExecutionException if called from outside the pool after shutdown
      * @throws IllegalStateException      if {@code task} was already forked, submitted or invoked
      */
@@ -425,6 +452,9 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
     /**
      * Schedules {@code task} and returns it: a {@code Task} is its own {@link Future}.
      *
+     * @param <T>  the task's result type
+     * @param task a task that was never forked, submitted or invoked
+     * @return {@code task} itself, to {@link Task#join() join} or {@link Task#get() get}
      * @throws NullPointerException       if {@code task} is null
      * @throws RejectedExecutionException if the pool is shut down
      * @throws IllegalStateException      if {@code task} was already forked, submitted or invoked
@@ -441,6 +471,12 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * scope is done; from any other thread the whole scope is handed to the pool and the caller
      * blocks.
      *
+     * <p>If the body or a spawned task throws, the scope still waits for everything else it
+     * started, then throws the body's failure, or else the first spawned failure (see
+     * {@link Scope}).
+     *
+     * @param body the code that starts the work; it gets the scope to spawn tasks into, which
+     *             is valid only until the scope is done
      * @throws NullPointerException       if {@code body} is null
      * @throws RejectedExecutionException if called from outside the pool after shutdown
      */
@@ -480,6 +516,9 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * original as its cause; see {@link Task}), later ones attached to the original as
      * suppressed.
      *
+     * @param from the first index (inclusive)
+     * @param to   the end of the range (exclusive); {@code from == to} runs nothing
+     * @param body called once for every index, possibly from several threads at once
      * @throws IllegalArgumentException   if {@code from > to}
      * @throws NullPointerException       if {@code body} is null
      * @throws java.util.concurrent.CancellationException if {@code shutdownNow} stopped the loop
@@ -495,6 +534,14 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * As {@link #parallelFor(int, int, IntConsumer)} over {@code long} indexes. (A separate name,
      * because overloading on IntConsumer/LongConsumer would make {@code parallelFor(0, n, i -> ...)}
      * ambiguous.)
+     *
+     * @param from the first index (inclusive)
+     * @param to   the end of the range (exclusive); {@code from == to} runs nothing
+     * @param body called once for every index, possibly from several threads at once
+     * @throws IllegalArgumentException   if {@code from > to}
+     * @throws NullPointerException       if {@code body} is null
+     * @throws java.util.concurrent.CancellationException if {@code shutdownNow} stopped the loop
+     * @throws RejectedExecutionException if called from outside the pool after shutdown
      */
     public void parallelForLong(long from, long to, LongConsumer body) {
         checkRange(from, to);
@@ -513,6 +560,15 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      *     for (int i = (int) lo; i < hi; i++) c[i] = a[i] + b[i];
      * });
      * }</pre>
+     *
+     * @param from the first index (inclusive)
+     * @param to   the end of the range (exclusive); {@code from == to} runs nothing
+     * @param body called with non-empty sub-ranges {@code [lo, hi)} of {@code [from, to)}, each
+     *             index in exactly one of them, possibly from several threads at once
+     * @throws IllegalArgumentException   if {@code from > to}
+     * @throws NullPointerException       if {@code body} is null
+     * @throws java.util.concurrent.CancellationException if {@code shutdownNow} stopped the loop
+     * @throws RejectedExecutionException if called from outside the pool after shutdown
      */
     public void parallelForChunks(long from, long to, RangeChunk body) {
         checkRange(from, to);
@@ -525,8 +581,18 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * parallel, keeping index order: for an associative {@code combiner} with {@code identity}
      * as its identity, the result equals the sequential
      * {@code identity ⊕ mapper(from) ⊕ ... ⊕ mapper(to - 1)} even if it does not commute
-     * (string concatenation, matrix product). An empty range gives {@code identity}.
+     * (string concatenation, matrix product). An empty range gives {@code identity}. Runs and
+     * fails as {@link #parallelFor(int, int, IntConsumer)} does.
      *
+     * @param <T>      the type of the result
+     * @param from     the first index (inclusive)
+     * @param to       the end of the range (exclusive)
+     * @param identity the start of every partial result, so it may be combined in many times:
+     *                 it must be an identity of {@code combiner}, and not be mutated by it
+     * @param mapper   the value of one index, called once for every index
+     * @param combiner joins two partial results, the one of lower indexes as its first argument
+     * @return the combination of every index's value, in index order; {@code identity} if the
+     *         range is empty
      * @throws IllegalArgumentException if {@code from > to}
      * @throws NullPointerException     if {@code mapper} or {@code combiner} is null
      */
@@ -547,7 +613,19 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         return loop.result();
     }
 
-    /** As {@link #reduce}, unboxed, over {@code long} indexes. */
+    /**
+     * As {@link #reduce}, unboxed, over {@code long} indexes.
+     *
+     * @param from     the first index (inclusive)
+     * @param to       the end of the range (exclusive)
+     * @param identity an identity of {@code combiner}, the start of every partial result
+     * @param mapper   the value of one index, called once for every index
+     * @param combiner joins two partial results, the one of lower indexes as its first argument
+     * @return the combination of every index's value, in index order; {@code identity} if the
+     *         range is empty
+     * @throws IllegalArgumentException if {@code from > to}
+     * @throws NullPointerException     if {@code mapper} or {@code combiner} is null
+     */
     public long reduceLong(long from, long to, long identity, LongUnaryOperator mapper,
                            LongBinaryOperator combiner) {
         checkRange(from, to);
@@ -562,6 +640,16 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * As {@link #reduce}, unboxed, over {@code long} indexes, to a {@code double}. Floating-point
      * addition is not associative, so a sum may differ in its last bits from run to run, as the
      * grouping follows the steals.
+     *
+     * @param from     the first index (inclusive)
+     * @param to       the end of the range (exclusive)
+     * @param identity an identity of {@code combiner}, the start of every partial result
+     * @param mapper   the value of one index, called once for every index
+     * @param combiner joins two partial results, the one of lower indexes as its first argument
+     * @return the combination of every index's value, in index order; {@code identity} if the
+     *         range is empty
+     * @throws IllegalArgumentException if {@code from > to}
+     * @throws NullPointerException     if {@code mapper} or {@code combiner} is null
      */
     public double reduceDouble(long from, long to, double identity, LongToDoubleFunction mapper,
                                DoubleBinaryOperator combiner) {
@@ -586,6 +674,9 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * A view that holds only its bounds: every operation runs one loop, as
      * {@link #parallelFor(int, int, IntConsumer)} describes, and returns when it is done.
      *
+     * @param from the first index (inclusive)
+     * @param to   the end of the range (exclusive)
+     * @return the range, bound to this pool; it runs nothing until one of its operations is called
      * @throws IllegalArgumentException if {@code from > to}
      */
     public IntRange range(int from, int to) {
@@ -597,6 +688,9 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * As {@link #range(int, int)} over {@code long} indexes; chosen whenever a bound is a
      * {@code long}, so {@code pool.range(0L, n)} needs no other name.
      *
+     * @param from the first index (inclusive)
+     * @param to   the end of the range (exclusive)
+     * @return the range, bound to this pool; it runs nothing until one of its operations is called
      * @throws IllegalArgumentException if {@code from > to}
      */
     public LongRange range(long from, long to) {
@@ -611,6 +705,10 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * in place (it must not change size while an operation runs); any other list is copied to an
      * array first, so a {@code LinkedList} costs one pass, not one walk per element.
      *
+     * @param <T>  the element type
+     * @param list the elements; not copied here, so each operation sees the list as it is when
+     *             the operation starts
+     * @return a view of {@code list} bound to this pool
      * @throws NullPointerException if {@code list} is null
      */
     public <T> Items<T> items(List<T> list) {
@@ -622,6 +720,9 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * The elements of {@code array}, as {@link #items(List)}; read in place. (For a primitive
      * array, loop over its indexes with {@link #range(int, int)}.)
      *
+     * @param <T>   the element type
+     * @param array the elements; not copied, so each operation reads the array as it is then
+     * @return a view of {@code array} bound to this pool
      * @throws NullPointerException if {@code array} is null
      */
     public <T> Items<T> items(T[] array) {
@@ -655,7 +756,12 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
 
     // ------------------------------------------------------------------ introspection
 
-    /** The number of workers. */
+    /**
+     * The number of workers, as configured by {@link Builder#parallelism(int)}.
+     *
+     * @return the number of worker threads the pool was built with; it does not change, also
+     *         not after shutdown
+     */
     public int parallelism() {
         return scheduler.parallelism();
     }
@@ -670,6 +776,8 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * submitted, steals, parks, wake-ups, parked time, queued tasks, active and parked workers.
      * Cheap enough to call every second; it never stops the pool. See {@link PoolStats} for
      * what each figure means and how exact it is.
+     *
+     * @return a new snapshot; also available after termination, with the final counts
      */
     public PoolStats stats() {
         return scheduler.statistics();
@@ -681,6 +789,9 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * pool, such as its metrics. Actions attached to it run on the thread that terminated the
      * pool (often its last worker) unless given an executor: keep them short. It never completes
      * exceptionally.
+     *
+     * @return a stage that completes with {@code null} at termination, already complete if the
+     *         pool has terminated; it cannot be completed or cancelled through this reference
      */
     public CompletionStage<Void> terminationFuture() {
         return scheduler.terminationFuture().minimalCompletionStage();
@@ -716,6 +827,9 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
          * quarter of what is left of its part, never below {@code min}). Defaults 1 and 1024: an expensive index is
          * found after a few claims, and a cheap one costs a 1024th of a CAS.
          *
+         * @param min the first batch a worker claims, and the smallest one
+         * @param max the largest batch a worker claims
+         * @return this builder
          * @throws IllegalArgumentException unless {@code 1 <= min <= max <= 2^30}
          */
         public Builder loopBatch(long min, long max) {
@@ -731,6 +845,8 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         /**
          * Number of worker threads; default {@code Runtime.getRuntime().availableProcessors()}.
          *
+         * @param parallelism how many workers the pool has, each with its own thread and deque
+         * @return this builder
          * @throws IllegalArgumentException if not in {@code [1, MAX_PARALLELISM]}
          */
         public Builder parallelism(int parallelism) {
@@ -747,6 +863,8 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
          * {@code stealpool-N}. Applies to the pool's own threads, so not with
          * {@link #threadFactory}.
          *
+         * @param prefix the start of every worker thread's name
+         * @return this builder
          * @throws NullPointerException     if {@code prefix} is null
          * @throws IllegalArgumentException if {@code prefix} is empty
          */
@@ -763,6 +881,9 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
          * Whether the worker threads are daemon threads; default false, as
          * {@link Executors#defaultThreadFactory()}. Applies to the pool's own threads, so not
          * with {@link #threadFactory}.
+         *
+         * @param daemon true for daemon workers, which do not keep the JVM alive
+         * @return this builder
          */
         public Builder daemon(boolean daemon) {
             this.daemon = daemon;
@@ -774,6 +895,9 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
          * unstarted thread that runs the given {@code Runnable}; if it throws or returns null,
          * {@link #build()} fails and no thread is left running.
          *
+         * @param factory makes the worker threads: one per worker while {@link #build()} runs,
+         *                and a replacement for a worker thread that dies unexpectedly
+         * @return this builder
          * @throws NullPointerException if {@code factory} is null
          */
         public Builder threadFactory(ThreadFactory factory) {
@@ -789,6 +913,9 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
          * standard error, as {@link Executors#newFixedThreadPool} does). If the handler throws,
          * both are logged as an SLF4J warning.
          *
+         * @param handler gets the worker thread and the throwable; it must not block for long,
+         *                as the worker waits for it
+         * @return this builder
          * @throws NullPointerException if {@code handler} is null
          */
         public Builder uncaughtExceptionHandler(Thread.UncaughtExceptionHandler handler) {
@@ -797,8 +924,10 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         }
 
         /**
-         * Creates the pool and starts its workers.
+         * Creates the pool and starts its workers. The builder may be used again: each call
+         * makes a new pool.
          *
+         * @return a new, running pool
          * @throws IllegalStateException if a thread factory is combined with
          *                               {@code threadNamePrefix} or {@code daemon}, or the thread
          *                               factory fails

@@ -78,6 +78,9 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
     private long snapshotTakenAt; // guarded by this
 
     /**
+     * A binder for {@code pool}'s meters; nothing is registered until {@link #bindTo} is called,
+     * which may be done for several registries.
+     *
      * @param pool the pool to publish
      * @param name its name, the value of the {@code name} tag
      * @param tags extra tags on every meter
@@ -93,7 +96,12 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
      * Binds the pool's meters to {@code registry} and returns the pool, as Micrometer's
      * {@code ExecutorServiceMetrics.monitor} does.
      *
-     * @param tags extra tags as key-value pairs, e.g. {@code "region", "eu"}
+     * @param registry where the meters are registered
+     * @param pool     the pool to publish; its meters are removed from {@code registry} when it
+     *                 terminates
+     * @param name     the pool's name, the value of the {@code name} tag
+     * @param tags     extra tags as key-value pairs, e.g. {@code "region", "eu"}
+     * @return {@code pool}, so that a pool can be created and monitored in one expression
      * @throws NullPointerException     if an argument is null
      * @throws IllegalArgumentException if {@code tags} has an odd number of strings
      */
@@ -102,7 +110,17 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
         return monitor(registry, pool, name, Tags.of(Objects.requireNonNull(tags, "tags")));
     }
 
-    /** As {@link #monitor(MeterRegistry, WorkStealingPool, String, String...)}, with Tag objects. */
+    /**
+     * As {@link #monitor(MeterRegistry, WorkStealingPool, String, String...)}, with Tag objects.
+     *
+     * @param registry where the meters are registered
+     * @param pool     the pool to publish; its meters are removed from {@code registry} when it
+     *                 terminates
+     * @param name     the pool's name, the value of the {@code name} tag
+     * @param tags     extra tags on every meter
+     * @return {@code pool}, so that a pool can be created and monitored in one expression
+     * @throws NullPointerException if an argument is null
+     */
     public static WorkStealingPool monitor(MeterRegistry registry, WorkStealingPool pool, String name,
                                            Iterable<Tag> tags) {
         Objects.requireNonNull(registry, "registry");
