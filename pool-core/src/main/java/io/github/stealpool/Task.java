@@ -53,7 +53,8 @@ import java.util.concurrent.TimeoutException;
  * <p>An unchecked failure that another thread threw is rethrown as a new throwable of the same
  * class, built in the joining thread (so its stack trace shows where the caller joined), with
  * the same message and the original as its cause, as {@link java.util.concurrent.ForkJoinTask}
- * does; where the class offers no public constructor to build one with, the original itself.
+ * does; where the class offers no public constructor to build one with (or, on the module
+ * path, sits in a package its module does not export), the original itself.
  * {@link #getException()} returns the original.
  *
  * <h2>Threads, and one run per task</h2>

@@ -1,5 +1,7 @@
 package io.github.stealpool.internal;
 
+import io.github.stealpool.Task;
+
 /**
  * A piece of fork/join work (a forked task, the second half of a join, a scope's spawned task)
  * that someone inside the pool waits for. {@code shutdownNow} does not hand these back to its
@@ -13,12 +15,13 @@ public interface ForkedJob extends Runnable {
     void abandon();
 
     /**
-     * True if {@code job} is a fork/join piece: a ForkedJob, or a {@code Task}, which is one
+     * True if {@code job} is a fork/join piece: a ForkedJob, or a {@link Task}, which is one
      * without implementing this interface (its {@code abandon()} would be public API; a Latch's
-     * is package-private, see Latch).
+     * is package-private, see Latch). Task exactly, not any Latch: a Latch-based wrapper of a
+     * submitted task, should one ever exist, must be returned by shutdownNow, not cancelled.
      */
     static boolean isForkJoinPiece(Runnable job) {
-        return job instanceof ForkedJob || job instanceof Latch;
+        return job instanceof ForkedJob || job instanceof Task;
     }
 
     /** Abandons {@code job}, a fork/join piece (see {@link #isForkJoinPiece}). */
@@ -26,7 +29,7 @@ public interface ForkedJob extends Runnable {
         if (job instanceof ForkedJob) {
             ((ForkedJob) job).abandon();
         } else {
-            ((Latch) job).abandon();
+            ((Latch) job).abandon(); // a Task: Latch's package-private abandon() cancels it
         }
     }
 }

@@ -4,7 +4,9 @@ package io.github.stealpool.internal;
  * The operations of a {@link Latch}, for {@code io.github.stealpool.Task}: they are
  * package-private in Latch so that a user's subclass of Task inherits none of them (see Latch,
  * "Why nothing here is public or protected"), and Task, in another package, reaches them here.
- * This package is not exported by the module; each method is one call the JIT inlines.
+ * This package is not exported by the module; each method is one call the JIT inlines. On the
+ * class path any code can call it, as it can any public class of an internal package: it is no
+ * API, and completing a {@code Task<Long>} with a String through it breaks that task's joiner.
  */
 public final class LatchAccess {
 

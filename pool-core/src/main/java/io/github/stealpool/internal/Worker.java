@@ -1,5 +1,6 @@
 package io.github.stealpool.internal;
 
+import io.github.stealpool.Task;
 import java.lang.invoke.VarHandle;
 import java.util.function.BooleanSupplier;
 
@@ -115,8 +116,16 @@ public final class Worker implements Runnable {
      * a deque after the sweep with nobody to run or abandon it, which is what lets an exiting
      * worker leave its deque alone (Scheduler, "Nothing lost").
      */
-    public void fork(Runnable job) {
-        assert ForkedJob.isForkJoinPiece(job) : job;
+    public void fork(ForkedJob job) {
+        forkPiece(job);
+    }
+
+    /** As {@link #fork(ForkedJob)}, for a {@link Task} (a piece that is no ForkedJob: see there). */
+    public void fork(Task<?> task) {
+        forkPiece(task);
+    }
+
+    private void forkPiece(Runnable job) {
         deque.push(job);
         VarHandle.fullFence(); // the push (a release store) before the read of runState (Dekker)
         if (scheduler.isStopping()) {
