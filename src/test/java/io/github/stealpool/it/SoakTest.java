@@ -134,6 +134,8 @@ class SoakTest {
 
     /** A failure a test task throws on purpose. */
     private static final class ExpectedFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
         ExpectedFailure() {
             super("expected", null, false, false);
         }
