@@ -294,6 +294,8 @@ class MisuseTest {
 
     /** Only a constructor the copy cannot use: the original is rethrown. */
     public static final class Uncopyable extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
         public Uncopyable(int code) {
             super("code " + code);
         }
@@ -301,6 +303,8 @@ class MisuseTest {
 
     /** Its (String, Throwable) constructor drops the cause: a copy would lose the original. */
     public static final class DropsCause extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
         public DropsCause(String message, Throwable cause) {
             super(message);
         }
@@ -308,6 +312,8 @@ class MisuseTest {
 
     /** Copyable, but only without a message: the copy is made, the message kept by the cause. */
     public static final class NoMessage extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
         public NoMessage() {
         }
     }

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -102,25 +105,47 @@ class TaskFailureTest {
     @Test
     void withoutAnyHandlerTheStackTraceIsPrintedToStandardError() throws Exception {
         Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
-        java.io.PrintStream err = System.err;
-        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
         Thread.setDefaultUncaughtExceptionHandler(null);
-        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
-        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).threadNamePrefix("printed").build()) {
-            pool.execute(() -> {
-                throw new IllegalStateException("expected in this test: printed");
+        String text;
+        try {
+            text = standardErrorOf(() -> {
+                try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).threadNamePrefix("printed").build()) {
+                    pool.execute(() -> {
+                        throw new IllegalStateException("expected in this test: printed");
+                    });
+                    assertEquals(7, pool.submit(() -> 7).get(HANG, TimeUnit.SECONDS));
+                }
             });
-            assertEquals(7, pool.submit(() -> 7).get(HANG, TimeUnit.SECONDS));
         } finally {
-            System.setErr(err);
             Thread.setDefaultUncaughtExceptionHandler(before);
         }
-        String text = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
         assertTrue(text.contains("Exception in thread \"printed-worker-0\" java.lang.IllegalStateException: "
                 + "expected in this test: printed"), text);
         // "at io.github.stealpool@<version>/io.github...." when the tests run on the module path
         assertTrue(java.util.regex.Pattern.compile("\\tat (\\S+/)?io\\.github\\.stealpool\\.TaskFailureTest")
                 .matcher(text).find(), text);
+    }
+
+    /**
+     * Runs {@code body} with {@code System.err} captured, and returns what was printed to it:
+     * what a test checks there is asserted on, not shown in the build's output. The pools in
+     * {@code body} must be closed inside it, so that nothing prints after it returns.
+     */
+    private static String standardErrorOf(ThrowingRunnable body) throws Exception {
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            body.run();
+        } finally {
+            System.setErr(err);
+        }
+        return captured.toString(StandardCharsets.UTF_8);
+    }
+
+    @FunctionalInterface
+    private interface ThrowingRunnable {
+        void run() throws Exception;
     }
 
     /** A thread factory's threads keep their own handler, and the builder's overrides it. */
@@ -149,17 +174,25 @@ class TaskFailureTest {
         assertEquals(List.of("thread's: one", "builder's: two"), seen);
     }
 
+    /** The task's failure, with the handler's as suppressed, is logged (slf4j-simple: stderr). */
     @Test
     void aHandlerThatThrowsDoesNotKillTheWorker() throws Exception {
-        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(1)
-                .uncaughtExceptionHandler((t, e) -> {
-                    throw new IllegalStateException("expected in this test: the handler fails");
-                }).build()) {
-            pool.execute(() -> {
-                throw new IllegalArgumentException("expected in this test");
-            });
-            assertEquals(8, pool.submit(() -> 8).get(HANG, TimeUnit.SECONDS));
-        }
+        String text = standardErrorOf(() -> {
+            try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).threadNamePrefix("failing-handler")
+                    .uncaughtExceptionHandler((t, e) -> {
+                        throw new IllegalStateException("expected in this test: the handler fails");
+                    }).build()) {
+                pool.execute(() -> {
+                    throw new IllegalArgumentException("expected in this test");
+                });
+                assertEquals(8, pool.submit(() -> 8).get(HANG, TimeUnit.SECONDS));
+            }
+        });
+        assertTrue(text.contains("WARN io.github.stealpool.internal.Scheduler - failing-handler: task "), text);
+        assertTrue(text.contains("threw and the uncaught-exception handler failed; the worker carries on"), text);
+        assertTrue(text.contains("java.lang.IllegalArgumentException: expected in this test"), text);
+        assertTrue(text.contains("Suppressed: java.lang.IllegalStateException: expected in this test: the handler fails"),
+                text);
     }
 
     @Test

@@ -30,6 +30,7 @@ class SoakTest {
 
     private static final long SECONDS = Long.getLong("stealpool.soak.seconds", 45);
     private static final int PRODUCERS = 6;
+    private static final int WORKERS = 3; // more workers than CI's 2 cores: preemption in the middle of everything
     private static final String PREFIX = "soak";
 
     /** A task that must run exactly once: a second run is recorded as a failure. */
@@ -84,8 +85,13 @@ class SoakTest {
 
     @Test
     void aMinuteOfEverythingLosesNothingAndLeavesNoThread() throws Exception {
+        // It runs for long without a word otherwise: say what it does, and for how long.
+        System.out.println("soak: " + PRODUCERS + " outside threads mixing tasks, failing tasks, fork/join, joins,"
+                + " scopes, loops, cancels and invokeAll on " + WORKERS + " workers for " + SECONDS
+                + " s (-Dstealpool.soak.seconds=N to change)");
+        long start = System.nanoTime();
         WorkStealingPool pool = WorkStealingPool.builder()
-                .parallelism(3) // more workers than cores: preemption in the middle of everything
+                .parallelism(WORKERS)
                 .threadNamePrefix(PREFIX)
                 .uncaughtExceptionHandler((t, e) -> {
                     if (e instanceof ExpectedFailure) {
@@ -95,7 +101,7 @@ class SoakTest {
                     }
                 })
                 .build();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SECONDS);
+        long deadline = start + TimeUnit.SECONDS.toNanos(SECONDS);
         List<Thread> producers = new ArrayList<>();
         for (int p = 0; p < PRODUCERS; p++) {
             Thread t = new Thread(() -> {
@@ -129,11 +135,16 @@ class SoakTest {
             assertFalse(e.getKey().getName().startsWith(PREFIX + "-worker"),
                     "left alive: " + e.getKey());
         }
-        System.out.println("soak: " + operations.sum() + " operations in " + SECONDS + " s; " + pool.stats());
+        System.out.printf("soak: passed: %,d operations in %d s, %,d counted tasks each run once, %,d failures each"
+                + " reported once, no worker left; %s%n", operations.sum(),
+                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start), ran.sum(), reportedFailures.sum(),
+                pool.stats());
     }
 
     /** A failure a test task throws on purpose. */
     private static final class ExpectedFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
         ExpectedFailure() {
             super("expected", null, false, false);
         }

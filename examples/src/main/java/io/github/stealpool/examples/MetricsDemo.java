@@ -103,12 +103,21 @@ public final class MetricsDemo implements AutoCloseable {
         done.await();
     }
 
-    /** Stops the endpoint, then the pool (its meters leave the registry as it terminates). */
+    /**
+     * Stops the endpoint, then the pool (its meters leave the registry as it terminates), waiting
+     * a minute at most. Interrupted while waiting, it stops the pool's tasks at once and keeps the
+     * interrupt status set, as {@code ExecutorService.close()} does.
+     */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         server.close();
         pool.shutdown();
-        pool.awaitTermination(1, TimeUnit.MINUTES);
+        try {
+            pool.awaitTermination(1, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+            pool.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
     }
 
     public static void main(String[] args) throws Exception {

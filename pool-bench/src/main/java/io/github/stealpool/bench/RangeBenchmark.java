@@ -132,7 +132,9 @@ public class RangeBenchmark {
     /** A fixed split: halve until a piece is at most one worker's share, then loop. */
     static final class FixedSplit extends RecursiveTask<Long> {
         private static final long serialVersionUID = 1L;
-        final LongUnaryOperator f;
+        // ForkJoinTask is Serializable; these tasks never are serialized, and f is not part of a
+        // serialized form (javac 21+'s serial lint: a non-serializable type in a serializable class).
+        final transient LongUnaryOperator f;
         final long lo;
         final long hi;
         final long share;

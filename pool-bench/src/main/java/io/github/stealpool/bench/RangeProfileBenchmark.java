@@ -125,7 +125,9 @@ public class RangeProfileBenchmark {
     /** Halves the range down to leaves of at most {@link #LEAF} indexes. */
     static final class Halving extends RecursiveTask<Long> {
         private static final long serialVersionUID = 1L;
-        final LongUnaryOperator f;
+        // ForkJoinTask is Serializable; these tasks never are serialized, and f is not part of a
+        // serialized form (javac 21+'s serial lint: a non-serializable type in a serializable class).
+        final transient LongUnaryOperator f;
         final long lo;
         final long hi;
 

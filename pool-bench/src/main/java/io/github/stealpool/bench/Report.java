@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import javax.imageio.ImageIO;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
@@ -190,7 +191,11 @@ final class Report {
             chart.addSeries("vs " + s.getKey(), labels, s.getValue());
         }
         Files.createDirectories(png.toAbsolutePath().getParent());
-        BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
+        // BitmapEncoder.saveBitmap(chart, String, format) is deprecated in XChart 4: render the
+        // chart and write it with ImageIO, which is what it did.
+        if (!ImageIO.write(BitmapEncoder.getBufferedImage(chart), "png", png.toFile())) {
+            throw new IOException("no PNG writer in this JDK");
+        }
     }
 
     private static String shortGroup(String group) {
