@@ -85,6 +85,64 @@ class RangeLoopSplitTest {
         assertTrue(upperHalfRanElsewhere.get());
     }
 
+    /**
+     * After a split, the rest of the batch runs one index at a time, so a participant that runs
+     * dry again is answered within one index. A holds [0, 128) in one batch; B runs [128, 256)
+     * and quits; at index 0 A hands [64, 128) to B. B's first index there waits until A is
+     * inside index 2, so B quits again only then; index 2 waits for that. With runs doubling
+     * again after the split, index 3 would be in the same run as index 2 and run before A looks
+     * again: it waits until an index of [33, 64), the half of the second split, ran elsewhere,
+     * so without the second split in time the hang bound fails the test.
+     */
+    @Test
+    void afterASplitTheOwnerAnswersTheNextIdleParticipantWithinOneIndex() throws Exception {
+        CountDownLatch hold = new CountDownLatch(1);
+        CountDownLatch held = new CountDownLatch(1);
+        pool.execute(() -> {
+            held.countDown();
+            try {
+                hold.await(HANG, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertTrue(held.await(HANG, TimeUnit.SECONDS));
+
+        int n = 256;
+        Thread[] ranOn = new Thread[n];
+        AtomicBoolean ownerInIndexTwo = new AtomicBoolean();
+        AtomicBoolean secondHalfRanElsewhere = new AtomicBoolean();
+        AtomicReference<RangeLoop> loopRef = new AtomicReference<>();
+        RangeLoops.Reduce<String> loop = new RangeLoops.Reduce<>(128, 128, "", index -> {
+            int i = (int) index;
+            synchronized (ranOn) {
+                assertNull(ranOn[i], "index " + i + " ran twice");
+                ranOn[i] = Thread.currentThread();
+            }
+            if (i == 0) {
+                hold.countDown(); // B runs [128, 256) and quits
+                awaitUntil(() -> loopRef.get().idleParticipants() > 0, "B ran its part and quit");
+            } else if (i == 2) {
+                ownerInIndexTwo.set(true);
+                awaitUntil(() -> loopRef.get().idleParticipants() > 0, "B ran [64, 128) and quit again");
+            } else if (i >= 3 && i < 33) {
+                awaitUntil(secondHalfRanElsewhere::get, "an index of [33, 64) ran on another worker");
+            } else if (i >= 33 && i < 64 && Thread.currentThread() != ranOn[0]) {
+                secondHalfRanElsewhere.set(true);
+            } else if (i == 64) {
+                awaitUntil(ownerInIndexTwo::get, "the owner is inside index 2");
+            }
+            return i + ",";
+        }, String::concat);
+        loopRef.set(loop);
+
+        pool.submit(() -> loop.run(Worker.current(), 2, 0, n)).get(HANG, TimeUnit.SECONDS);
+
+        String expected = IntStream.range(0, n).mapToObj(i -> i + ",").collect(Collectors.joining());
+        assertEquals(expected, loop.result(), "both split ranges fold in index order");
+        assertTrue(secondHalfRanElsewhere.get());
+    }
+
     /** Hang detector: waits for {@code condition}, failing after {@link #HANG} seconds. */
     private static void awaitUntil(Callable<Boolean> condition, String what) {
         Awaitility.await(what).atMost(HANG, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(1)).until(condition);
