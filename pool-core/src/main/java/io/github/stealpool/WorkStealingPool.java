@@ -302,6 +302,16 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
     }
 
     /**
+     * Waits until the pool has terminated and its worker threads have ended, or the timeout
+     * passes. Once this returns true the pool has terminated and no thread of it is alive,
+     * unless the timeout ran out while they were ending (they get what is left of it; the last
+     * one also runs the {@link #terminationFuture()} actions). A task of this pool calling it
+     * does not wait for its own thread. {@link #close()} waits for the threads too.
+     *
+     * @param timeout the longest time to wait
+     * @param unit    the unit of {@code timeout}
+     * @return true if the pool terminated, false if the timeout passed first
+     * @throws InterruptedException if interrupted while waiting
      * @throws NullPointerException if {@code unit} is null
      */
     @Override
@@ -323,9 +333,9 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
             return;
         }
         boolean interrupted = false;
-        while (!isTerminated()) {
+        for (boolean done = false; !done; ) { // at least once: it also waits for the threads
             try {
-                awaitTermination(1L, TimeUnit.DAYS);
+                done = awaitTermination(1L, TimeUnit.DAYS);
             } catch (InterruptedException e) {
                 if (!interrupted) {
                     shutdownNow();
