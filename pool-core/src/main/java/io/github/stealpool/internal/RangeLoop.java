@@ -34,9 +34,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *       whole after a cheap one (in the middle of a long range, where the guided bound still
  *       allows a large batch) is shared within one run of at most {@link #CHECK_SPAN} indexes,
  *       the grain of a 64-leaf {@code ForkJoinPool} split. After a split the rest of that
- *       batch runs one index at a time: halves are cut by count, not cost, so the participant
- *       that took one may run dry again first, and is then answered within one index (the
- *       middle-stretch loop went from 8% to 3% behind the 64-leaf {@code ForkJoinPool}). The
+ *       batch runs one index at a time while its indexes are expensive (timed against
+ *       {@link #SPLIT_RUN_NANOS}): halves are cut by count, not cost, so the participant that
+ *       took one may run dry again first, and is then answered within one index (the
+ *       middle-stretch loop went from 8% to 5% behind the 64-leaf {@code ForkJoinPool}). The
  *       look is one read of a field that changes only when a participant quits or a split
  *       answers it. With one participant
  *       the batch is run in one piece (criterion C1). The forking owner joins what it forked
@@ -86,6 +87,13 @@ public abstract class RangeLoop {
      * a batch that can never be split, as {@code ForkJoinPool} code with 64-index leaves.
      */
     static final long CHECK_SPAN = 64;
+
+    /**
+     * After a split, a run of one index that took less than this (in nanoseconds) lets the
+     * runs double again: below it the call per index costs more than answering an idle
+     * participant sooner saves. A {@code System.nanoTime()} read is about 30 ns, under 2% of it.
+     */
+    static final long SPLIT_RUN_NANOS = 2_000;
 
     private final long minBatch;
     private final long maxBatch;
@@ -254,21 +262,32 @@ public abstract class RangeLoop {
                 } else {
                     // Runs of 1, 2, 4, ... up to CHECK_SPAN indexes, looking for idle
                     // participants between them, so an expensive index is noticed at once.
-                    // After a split the rest of the batch runs one index at a time: the batch
-                    // is in demand (its halves are cut by count, not cost, so the one who took
-                    // the other half may well run dry again first), and a run of 1 answers
-                    // them within one index. It costs a call per index for the rest of one
-                    // batch (at most maxBatch indexes), and only where someone sat idle.
+                    // After a split the rest of the batch runs one index at a time while its
+                    // indexes are expensive: the batch is in demand (its halves are cut by
+                    // count, not cost, so the one who took the other half may well run dry
+                    // again first), and a run of 1 answers them within one index. Each such
+                    // run is timed, and one shorter than SPLIT_RUN_NANOS restores the doubling,
+                    // so cheap indexes never pay a call each (the clock is read only after a
+                    // split, and costs under 2% of an index that it keeps at span 1).
+                    long clock = 0;
                     for (long pos = lo, run = 1, span = CHECK_SPAN; pos < end && failure == null; ) {
                         long stop = pos + Math.min(run, end - pos); // pos + run may overflow
                         process(r, pos, stop);
                         pos = stop;
+                        if (span == 1) {
+                            long now = System.nanoTime();
+                            if (now - clock < SPLIT_RUN_NANOS) {
+                                span = CHECK_SPAN; // cheap: a call per index would cost more
+                            }
+                            clock = now;
+                        }
                         run = Math.min(span, run << 1);
                         if (idle != 0 && end - pos >= 2) {
                             long cut = split(r, w, splits, pos, end);
                             if (cut != end) {
                                 end = cut;
                                 run = span = 1;
+                                clock = System.nanoTime();
                             }
                         }
                     }

@@ -86,10 +86,11 @@ class RangeLoopSplitTest {
     }
 
     /**
-     * After a split, the rest of the batch runs one index at a time, so a participant that runs
-     * dry again is answered within one index. A holds [0, 128) in one batch; B runs [128, 256)
-     * and quits; at index 0 A hands [64, 128) to B. B's first index there waits until A is
-     * inside index 2, so B quits again only then; index 2 waits for that. With runs doubling
+     * After a split, the rest of the batch runs one index at a time while its indexes are
+     * expensive, so a participant that runs dry again is answered within one index. A holds
+     * [0, 128) in one batch; B runs [128, 256) and quits; at index 0 A hands [64, 128) to B.
+     * Index 1 costs more than {@code SPLIT_RUN_NANOS}. B's first index of [64, 128) waits until A
+     * is inside index 2, so B quits again only then; index 2 waits for that. With runs doubling
      * again after the split, index 3 would be in the same run as index 2 and run before A looks
      * again: it waits until an index of [33, 64), the half of the second split, ran elsewhere,
      * so without the second split in time the hang bound fails the test.
@@ -122,6 +123,8 @@ class RangeLoopSplitTest {
             if (i == 0) {
                 hold.countDown(); // B runs [128, 256) and quits
                 awaitUntil(() -> loopRef.get().idleParticipants() > 0, "B ran its part and quit");
+            } else if (i == 1) {
+                atLeast(RangeLoop.SPLIT_RUN_NANOS * 2); // an expensive index: runs stay at 1
             } else if (i == 2) {
                 ownerInIndexTwo.set(true);
                 awaitUntil(() -> loopRef.get().idleParticipants() > 0, "B ran [64, 128) and quit again");
@@ -141,6 +144,14 @@ class RangeLoopSplitTest {
         String expected = IntStream.range(0, n).mapToObj(i -> i + ",").collect(Collectors.joining());
         assertEquals(expected, loop.result(), "both split ranges fold in index order");
         assertTrue(secondHalfRanElsewhere.get());
+    }
+
+    /** Busy for at least {@code nanos}: an index that costs that much, whatever the machine. */
+    private static void atLeast(long nanos) {
+        long start = System.nanoTime();
+        while (System.nanoTime() - start < nanos) {
+            Thread.onSpinWait();
+        }
     }
 
     /** Hang detector: waits for {@code condition}, failing after {@link #HANG} seconds. */
