@@ -3,12 +3,14 @@ package io.github.stealpool.it;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.stealpool.Task;
 import io.github.stealpool.WorkStealingPool;
 import io.github.stealpool.examples.ForkJoinDemo;
 import io.github.stealpool.examples.MandelbrotDemo;
+import io.github.stealpool.examples.MetricsDemo;
 import io.github.stealpool.examples.RequestService;
 import io.github.stealpool.examples.TriangularMatrixDemo;
 import java.awt.image.BufferedImage;
@@ -23,6 +25,27 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Every example end to end with small inputs, so the README cannot drift from the code. */
 class ExamplesTest {
+
+    /** The metrics demo takes "--port N" as well as "--port=N" (the first failed before). */
+    @Test
+    void theMetricsDemoTakesOptionsWithOrWithoutEquals() throws Exception {
+        java.io.PrintStream stdout = System.out;
+        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+        System.setOut(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            MetricsDemo.main(new String[] {"--port", "0", "--seconds=1", "--host", "127.0.0.1"});
+        } finally {
+            System.setOut(stdout);
+        }
+        String text = printed.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(text.startsWith("Serving http://127.0.0.1:") && text.contains("/metrics for 1 s"), text);
+        IllegalArgumentException noValue = assertThrows(IllegalArgumentException.class,
+                () -> MetricsDemo.main(new String[] {"--port"}));
+        assertTrue(noValue.getMessage().contains("--port needs a value"), noValue.getMessage());
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> MetricsDemo.main(new String[] {"--bogus", "1"}));
+        assertTrue(unknown.getMessage().contains("unknown option --bogus"), unknown.getMessage());
+    }
 
     @Test
     void theRequestServiceGivesTheSameAnswersOnBothPools() throws Exception {

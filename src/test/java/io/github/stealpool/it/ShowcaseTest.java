@@ -29,14 +29,21 @@ class ShowcaseTest {
                 "[4/4] triangular matrix product"}) {
             assertTrue(text.contains(demo), demo + " missing:\n" + text);
         }
-        assertEquals(4, text.split("  stats: completed=", -1).length - 1, text);
-        assertTrue(text.contains("x sequential"), text);
+        assertEquals(4, text.split(" \\(same answer all three ways\\)", -1).length - 1, text);
+        assertEquals(4, count(text, "stealpool is (\\d+\\.\\d\\dx (faster|slower) than|as fast as) sequential, "
+                + "(\\d+\\.\\d\\dx (faster|slower) than|as fast as) "), text);
+        // Each demo's own counters, taken when every submitted task had completed.
+        assertEquals(4, count(text, "the pool, timed runs only: ([\\d,]+) tasks completed of \\1 submitted"), text);
         assertEquals(2, medians.length);
         for (double[] workload : medians) {
             for (double nanos : workload) {
                 assertTrue(nanos > 0, text);
             }
         }
+    }
+
+    private static int count(String text, String regex) {
+        return (int) java.util.regex.Pattern.compile(regex).matcher(text).results().count();
     }
 
     @Test

@@ -20,8 +20,9 @@ import java.util.concurrent.TimeUnit;
  * curl -s http://127.0.0.1:9464/metrics | grep ^executor_
  * </pre>
  *
- * Options: {@code --port=N} (default 9464, 0 for any free port), {@code --host=ADDRESS}
- * (default 127.0.0.1: loopback only), {@code --seconds=N} (default 0: run until stopped).
+ * Options: {@code --port N} (default 9464, 0 for any free port), {@code --host ADDRESS}
+ * (default 127.0.0.1: loopback only), {@code --seconds N} (default 0: run until stopped); each
+ * also as {@code --name=value}.
  * Point Prometheus at the endpoint and import {@code examples/grafana/stealpool-dashboard.json}
  * into Grafana to watch it.
  *
@@ -120,20 +121,49 @@ public final class MetricsDemo implements AutoCloseable {
         }
     }
 
+    private static final String USAGE = "usage: MetricsDemo [--port N] [--host ADDRESS] [--seconds N]"
+            + " (or --port=N, ...)";
+
+    /**
+     * Reads {@code --name value} and {@code --name=value} alike (the first form failed with
+     * "unknown option" before); an option without its value is an error naming it.
+     */
+    static java.util.Map<String, String> options(String[] args) {
+        java.util.Map<String, String> options = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            int eq = a.indexOf('=');
+            if (!a.startsWith("--")) {
+                throw new IllegalArgumentException("unexpected argument " + a + "; " + USAGE);
+            } else if (eq > 0) {
+                options.put(a.substring(0, eq), a.substring(eq + 1));
+            } else if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
+                options.put(a, args[++i]);
+            } else {
+                throw new IllegalArgumentException("option " + a + " needs a value; " + USAGE);
+            }
+        }
+        return options;
+    }
+
     public static void main(String[] args) throws Exception {
         String host = "127.0.0.1";
         int port = DEFAULT_PORT;
         long seconds = 0;
-        for (String a : args) {
-            if (a.startsWith("--port=")) {
-                port = Integer.parseInt(a.substring("--port=".length()));
-            } else if (a.startsWith("--host=")) {
-                host = a.substring("--host=".length());
-            } else if (a.startsWith("--seconds=")) {
-                seconds = Long.parseLong(a.substring("--seconds=".length()));
-            } else {
-                throw new IllegalArgumentException(
-                        "unknown option " + a + "; usage: MetricsDemo [--port=N] [--host=ADDRESS] [--seconds=N]");
+        java.util.Map<String, String> options = options(args);
+        for (java.util.Map.Entry<String, String> o : options.entrySet()) {
+            switch (o.getKey()) {
+                case "--port":
+                    port = Integer.parseInt(o.getValue());
+                    break;
+                case "--host":
+                    host = o.getValue();
+                    break;
+                case "--seconds":
+                    seconds = Long.parseLong(o.getValue());
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown option " + o.getKey() + "; " + USAGE);
             }
         }
         try (MetricsDemo demo = start(host, port, Runtime.getRuntime().availableProcessors())) {

@@ -1,11 +1,14 @@
 package io.github.stealpool.examples;
 
+import io.github.stealpool.PoolStats;
 import io.github.stealpool.WorkStealingPool;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
@@ -118,21 +121,30 @@ public final class Showcase {
                     pool.awaitTermination(10, TimeUnit.SECONDS);
                 }
             }
-            out.printf(Locale.ROOT, "  -> stealpool is %.2fx newFixedThreadPool, %.2fx ForkJoinPool%n%n",
-                    medians[w][1] / medians[w][0], medians[w][2] / medians[w][0]);
+            out.printf(Locale.ROOT, "  -> stealpool is %s newFixedThreadPool, %s ForkJoinPool%n%n",
+                    compared(medians[w][1], medians[w][0]), compared(medians[w][2], medians[w][0]));
         }
         demos(out, tasks >= 1_000_000 ? 1.0 : 0.05, Math.max(1, Math.min(runs, 3)));
         out.println("Plain wall-clock medians on a possibly shared machine; see pool-bench for JMH figures.");
         return medians;
     }
 
-    /** One demo: what it computes, three ways, timed and compared. */
-    private record Demo(String name, String jdkName, Runnable sequential, Step jdk, PoolStep ours) {
+    /**
+     * One demo: what it computes, three ways, timed and compared. Each way returns its answer,
+     * which the showcase keeps and compares: a baseline whose result nobody reads can be
+     * removed by the JIT (on JDK 25 the request service's sequential loop was, and the pool
+     * looked 100x slower than it), and a fast wrong answer would prove nothing.
+     */
+    private record Demo(String name, String jdkName, Callable<Object> sequential, Callable<Object> jdk,
+                        PoolStep ours) {
     }
+
+    /** Where every answer goes, so none can be optimised away. */
+    private static volatile Object answer;
 
     /**
      * The examples, each timed sequentially, the JDK way, and on our pool (median of
-     * {@code runs} after one warm-up), with the pool's statistics line after each.
+     * {@code runs} after one warm-up), with what the pool did during the timed runs after each.
      * {@code scale} shrinks the inputs (1.0 for the README's command).
      */
     public static void demos(PrintStream out, double scale, int runs) throws Exception {
@@ -148,10 +160,16 @@ public final class Showcase {
         ForkJoinPool fjp = new ForkJoinPool(parallelism);
         List<Demo> demos = List.of(
                 new Demo("RequestService, " + requests + " requests (invokeAll)", "newFixedThreadPool",
-                        () -> reqs.forEach(RequestService::price),
+                        () -> {
+                            List<RequestService.Quote> quotes = new ArrayList<>(reqs.size());
+                            for (RequestService.Request r : reqs) {
+                                quotes.add(RequestService.price(r));
+                            }
+                            return quotes;
+                        },
                         () -> {
                             try (RequestService s = new RequestService(Executors.newFixedThreadPool(parallelism))) {
-                                s.handleAll(reqs);
+                                return s.handleAll(reqs);
                             }
                         },
                         pool -> new RequestService(pool).handleAll(reqs)),
@@ -159,11 +177,11 @@ public final class Showcase {
                         () -> ForkJoinDemo.fibSequential(fibN),
                         () -> fjp.invoke(new ForkJoinDemo.FjFib(fibN)),
                         pool -> pool.invoke(new ForkJoinDemo.Fib(fibN))),
-                new Demo("Mandelbrot " + mw + "x" + mh + " (parallelFor over rows)", "parallel stream",
+                new Demo("Mandelbrot " + mw + "x" + mh + " (range loop over rows)", "parallel stream",
                         () -> MandelbrotDemo.renderSequential(mw, mh),
                         () -> MandelbrotDemo.renderParallelStream(mw, mh),
                         pool -> MandelbrotDemo.render(pool, mw, mh)),
-                new Demo("triangular matrix product " + mn + "x" + mn + " (parallelForChunks)", "parallel stream",
+                new Demo("triangular matrix product " + mn + "x" + mn + " (range loop in chunks)", "parallel stream",
                         () -> TriangularMatrixDemo.multiplySequential(mats[0], mats[1], mn),
                         () -> TriangularMatrixDemo.multiplyParallelStream(mats[0], mats[1], mn),
                         pool -> TriangularMatrixDemo.multiply(pool, mats[0], mats[1], mn)));
@@ -175,14 +193,24 @@ public final class Showcase {
             WorkStealingPool pool = WorkStealingPool.builder().parallelism(parallelism).daemon(true).build();
             try {
                 double[][] t = new double[3][runs];
+                PoolStats before = null;
+                long timedStart = 0;
                 for (int r = -1; r < runs; r++) { // round -1 warms up
+                    if (r == 0) {
+                        before = settledStats(pool);
+                        timedStart = System.nanoTime();
+                    }
                     long t0 = System.nanoTime();
-                    d.sequential().run();
+                    Object expected = d.sequential().call();
                     long t1 = System.nanoTime();
-                    d.jdk().run();
+                    Object theirs = d.jdk().call();
                     long t2 = System.nanoTime();
-                    d.ours().run(pool);
+                    Object ours = d.ours().run(pool);
                     long t3 = System.nanoTime();
+                    answer = ours;
+                    if (!Objects.deepEquals(expected, theirs) || !Objects.deepEquals(expected, ours)) {
+                        throw new IllegalStateException(d.name() + ": the three ways gave different answers");
+                    }
                     if (r >= 0) {
                         t[0][r] = t1 - t0;
                         t[1][r] = t2 - t1;
@@ -191,17 +219,20 @@ public final class Showcase {
                     out.print('.');
                     out.flush();
                 }
+                long timedNanos = System.nanoTime() - timedStart;
+                PoolStats after = settledStats(pool);
                 for (double[] x : t) {
                     Arrays.sort(x);
                 }
                 double seq = t[0][runs / 2];
                 double jdk = t[1][runs / 2];
                 double ours = t[2][runs / 2];
-                out.println();
+                out.println(" (same answer all three ways)");
                 out.printf(Locale.ROOT, "  sequential %.1f ms, %s %.1f ms, stealpool %.1f ms"
-                                + " -> %.2fx sequential, %.2fx %s%n",
-                        seq / 1e6, d.jdkName(), jdk / 1e6, ours / 1e6, seq / ours, jdk / ours, d.jdkName());
-                out.println("  stats: " + pool.stats());
+                                + " -> stealpool is %s sequential, %s %s%n",
+                        seq / 1e6, d.jdkName(), jdk / 1e6, ours / 1e6, compared(seq, ours), compared(jdk, ours),
+                        d.jdkName());
+                out.println("  " + activity(before, after, timedNanos));
             } finally {
                 pool.shutdownNow();
             }
@@ -210,17 +241,52 @@ public final class Showcase {
         java.nio.file.Files.createDirectories(png.getParent());
         MandelbrotDemo.writePng(MandelbrotDemo.renderSequential(mw, mh), mw, mh, png);
         out.println("Mandelbrot image written to " + png.toAbsolutePath());
+        out.println("(\"the pool\" lines count the timed runs only, between two moments when every task"
+                + " submitted had completed; parked time is summed over the workers, and the pool sits"
+                + " parked while the sequential and JDK runs take their turn, so it can exceed the wall time)");
         out.println();
     }
 
-    @FunctionalInterface
-    private interface Step {
-        void run() throws Exception;
+    /**
+     * "2.40x faster than", "1.25x slower than", or "as fast as" within rounding:
+     * {@code theirs} and {@code ours} are times.
+     */
+    static String compared(double theirs, double ours) {
+        if (String.format(Locale.ROOT, "%.2f", theirs / ours).equals("1.00")) {
+            return "as fast as";
+        }
+        return theirs >= ours
+                ? String.format(Locale.ROOT, "%.2fx faster than", theirs / ours)
+                : String.format(Locale.ROOT, "%.2fx slower than", ours / theirs);
+    }
+
+    /**
+     * The pool's statistics once every task submitted so far has completed (a worker counts a
+     * task as completed just after the caller saw its result, so a snapshot taken at once may
+     * be one short). Gives up waiting after a second and returns what it has.
+     */
+    private static PoolStats settledStats(WorkStealingPool pool) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        PoolStats s = pool.stats();
+        while (s.completedTasks() < s.submittedTasks() && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+            s = pool.stats();
+        }
+        return s;
+    }
+
+    /** One line: what the pool did between {@code a} and {@code b}, {@code nanos} apart. */
+    static String activity(PoolStats a, PoolStats b, long nanos) {
+        return String.format(Locale.ROOT, "the pool, timed runs only: %,d tasks completed of %,d submitted, %,d steals"
+                        + " in %,d attempts, %,d parks, %.3f s parked in all across %d workers (wall time %.3f s)",
+                b.completedTasks() - a.completedTasks(), b.submittedTasks() - a.submittedTasks(),
+                b.steals() - a.steals(), b.stealAttempts() - a.stealAttempts(), b.parks() - a.parks(),
+                (b.parkedNanos() - a.parkedNanos()) / 1e9, b.parallelism(), nanos / 1e9);
     }
 
     @FunctionalInterface
     private interface PoolStep {
-        void run(WorkStealingPool pool) throws Exception;
+        Object run(WorkStealingPool pool) throws Exception;
     }
 
     private static long once(ExecutorService pool, int workload, int tasks) throws InterruptedException {
