@@ -60,6 +60,10 @@ import java.util.function.ToDoubleFunction;
  * sums a few counters per worker, so scraping costs the pool nothing on its hot paths. When the pool
  * terminates, the meters are removed from every registry this binder was bound to (as they would
  * otherwise report a dead pool forever).
+ *
+ * <p>A name is one pool's at a time: binding a pool under a name and tags another pool's meters
+ * already use replaces those meters with the new pool's (a restarted or reconfigured pool keeps
+ * its series), and the old pool, when it terminates, removes only meters that are still its own.
  */
 public final class WorkStealingPoolMetrics implements MeterBinder {
 
@@ -73,7 +77,7 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
     static final long SNAPSHOT_REUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final WorkStealingPool pool;
-    private final Iterable<Tag> tags;
+    private final Tags tags;
     private PoolStats snapshot; // guarded by this
     private long snapshotTakenAt; // guarded by this
 
@@ -131,7 +135,13 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
     @Override
     public void bindTo(MeterRegistry registry) {
         Objects.requireNonNull(registry, "registry");
-        List<Meter.Id> ids = new ArrayList<>();
+        synchronized (registry) { // against another binder replacing or unbinding the same ids
+            bindMeters(registry);
+        }
+    }
+
+    private void bindMeters(MeterRegistry registry) {
+        List<Meter> ids = new ArrayList<>();
 
         ids.add(counter(registry, "executor.completed", BaseUnits.TASKS,
                 "Tasks the pool ran to the end, normally or exceptionally",
@@ -156,12 +166,13 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
         ids.add(counter(registry, "executor.wakeups", null,
                 "Parked workers woken, by a new task, a finished join or shutdown",
                 PoolStats::wakeups, Tags.empty()));
+        removeOther(registry, "executor.worker.idle", Tags.empty());
         ids.add(FunctionCounter.builder("executor.worker.idle", this,
                         m -> m.stats().parkedNanos() / 1e9)
                 .tags(tags)
                 .description("Time workers spent parked, including parks still under way")
                 .baseUnit("seconds") // Micrometer has no BaseUnits constant for it
-                .register(registry).getId());
+                .register(registry));
 
         ids.add(gauge(registry, "executor.queued", BaseUnits.TASKS,
                 "The approximate number of tasks that are queued for execution",
@@ -182,8 +193,41 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
         pool.terminationFuture().thenRun(() -> unbind(registry, ids));
     }
 
-    private void unbind(MeterRegistry registry, List<Meter.Id> ids) {
-        ids.forEach(registry::remove);
+    /**
+     * Removes this binder's meters, but only those still registered: a pool monitored later
+     * under the same name and tags has replaced them (see {@link #bindTo}) and keeps its own.
+     */
+    private void unbind(MeterRegistry registry, List<Meter> meters) {
+        synchronized (registry) {
+            for (Meter m : meters) {
+                if (registered(registry, m.getId()) == m) {
+                    registry.remove(m);
+                }
+            }
+        }
+    }
+
+    /**
+     * Removes the meter registered under {@code meter} with exactly this binder's tags plus
+     * {@code extra}, if another binder (an earlier pool of the same name) registered it: the
+     * registry would otherwise hand that meter back instead of registering ours, so the new
+     * pool would have no series of its own, and none at all once the old one terminated.
+     */
+    private void removeOther(MeterRegistry registry, String meter, Tags extra) {
+        Meter old = registered(registry, new Meter.Id(meter, Tags.concat(tags, extra), null, null, Meter.Type.OTHER));
+        if (old != null) {
+            registry.remove(old);
+        }
+    }
+
+    /** The meter registered under exactly {@code id}'s name and tags, or null. */
+    private static Meter registered(MeterRegistry registry, Meter.Id id) {
+        for (Meter m : registry.find(id.getName()).tags(id.getTagsAsIterable()).meters()) {
+            if (m.getId().getTags().equals(id.getTags())) {
+                return m;
+            }
+        }
+        return null;
     }
 
     /** The pool's statistics, reused for reads close together (one scrape). */
@@ -196,22 +240,24 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
         return snapshot;
     }
 
-    private Meter.Id counter(MeterRegistry registry, String meter, String unit, String description,
-                             ToDoubleFunction<PoolStats> value, Tags extra) {
+    private Meter counter(MeterRegistry registry, String meter, String unit, String description,
+                          ToDoubleFunction<PoolStats> value, Tags extra) {
+        removeOther(registry, meter, extra);
         return FunctionCounter.builder(meter, this, m -> value.applyAsDouble(m.stats()))
                 .tags(tags)
                 .tags(extra)
                 .description(description)
                 .baseUnit(unit)
-                .register(registry).getId();
+                .register(registry);
     }
 
-    private Meter.Id gauge(MeterRegistry registry, String meter, String unit, String description,
-                           ToDoubleFunction<PoolStats> value) {
+    private Meter gauge(MeterRegistry registry, String meter, String unit, String description,
+                        ToDoubleFunction<PoolStats> value) {
+        removeOther(registry, meter, Tags.empty());
         return Gauge.builder(meter, this, m -> value.applyAsDouble(m.stats()))
                 .tags(tags)
                 .description(description)
                 .baseUnit(unit)
-                .register(registry).getId();
+                .register(registry);
     }
 }

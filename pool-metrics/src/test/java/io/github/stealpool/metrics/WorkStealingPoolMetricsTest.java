@@ -125,6 +125,32 @@ class WorkStealingPoolMetricsTest {
         }
     }
 
+    /**
+     * A pool monitored under a name another pool's meters use (a restart, a reconfiguration)
+     * replaces them, and keeps them when the old pool terminates. Before, the second monitor
+     * got the first pool's meters back from the registry, and once the first pool terminated
+     * and removed them, the live second pool had no series at all.
+     */
+    @Test
+    void aPoolMonitoredUnderANameInUseReplacesTheOldMetersAndKeepsThem() throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        WorkStealingPool old = WorkStealingPool.builder().parallelism(1).build();
+        WorkStealingPoolMetrics.monitor(registry, old, "dup");
+        try (WorkStealingPool replacement = WorkStealingPool.builder().parallelism(3).build()) {
+            WorkStealingPoolMetrics.monitor(registry, replacement, "dup");
+            assertEquals(12, registry.getMeters().size(), "one set of meters per name");
+            assertEquals(3.0, registry.get("executor.parallelism").tag("name", "dup").gauge().value());
+
+            old.shutdown();
+            assertTrue(old.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS)); // its unbind has run
+            assertEquals(12, registry.getMeters().size(), "the old pool removed the replacement's meters");
+            assertEquals(3.0, registry.get("executor.parallelism").tag("name", "dup").gauge().value());
+            replacement.submit(() -> 1).get();
+            await().atMost(HANG).until(() -> counter(registry, "executor.completed", "name", "dup") >= 1.0);
+        }
+        await().atMost(HANG).until(() -> registry.getMeters().isEmpty());
+    }
+
     @Test
     void badArgumentsAreRejectedByName() {
         MeterRegistry registry = new SimpleMeterRegistry();
