@@ -34,10 +34,10 @@ import java.util.function.ToDoubleFunction;
  *       <td>tasks finished, normally or exceptionally ({@code executor_completed_tasks_total})</td></tr>
  *   <tr><td>{@code executor.submitted}</td><td>counter, tasks, tag {@code source=external|worker}</td>
  *       <td>where work entered ({@code executor_submitted_tasks_total})</td></tr>
- *   <tr><td>{@code executor.queued}</td><td>gauge, tasks</td>
- *       <td>injection queue plus deques, approximate ({@code executor_queued_tasks})</td></tr>
- *   <tr><td>{@code executor.active}</td><td>gauge, threads</td>
- *       <td>workers not parked ({@code executor_active_threads})</td></tr>
+ *   <tr><td>{@code executor.queued}</td><td>gauge</td>
+ *       <td>injection queue plus deques, approximate ({@code executor_queued})</td></tr>
+ *   <tr><td>{@code executor.active}</td><td>gauge</td>
+ *       <td>workers not parked ({@code executor_active})</td></tr>
  *   <tr><td>{@code executor.pool.size}</td><td>gauge, threads</td>
  *       <td>worker threads alive ({@code executor_pool_size_threads})</td></tr>
  *   <tr><td>{@code executor.parallelism}</td><td>gauge, threads</td>
@@ -143,8 +143,12 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
     private void bindMeters(MeterRegistry registry) {
         List<Meter> ids = new ArrayList<>();
 
+        // Names, units and descriptions as Micrometer's ExecutorServiceMetrics gives them where
+        // the meaning is the same (completed as for a ThreadPoolExecutor, the others as for a
+        // ForkJoinPool, which this pool replaces): one metric family, one help text, whichever
+        // executor a dashboard looks at.
         ids.add(counter(registry, "executor.completed", BaseUnits.TASKS,
-                "Tasks the pool ran to the end, normally or exceptionally",
+                "The approximate total number of tasks that have completed execution",
                 PoolStats::completedTasks, Tags.empty()));
         // One description for both: Prometheus keeps one help text per metric family.
         String submitted = "Tasks submitted to the pool: source=external from threads outside it,"
@@ -154,8 +158,9 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
         ids.add(counter(registry, "executor.submitted", BaseUnits.TASKS, submitted,
                 PoolStats::workerSubmissions, Tags.of("source", "worker")));
         ids.add(counter(registry, "executor.steals", null,
-                "Tasks a worker took from another worker's deque; injection-queue pickups are not"
-                        + " counted",
+                "Estimate of the total number of tasks stolen from one thread's work queue by another."
+                        + " The reported value underestimates the actual total number of steals when the"
+                        + " pool is not quiescent",
                 PoolStats::steals, Tags.empty()));
         ids.add(counter(registry, "executor.steal.attempts", null,
                 "Looks into another worker's deque, successful or not",
@@ -174,11 +179,11 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
                 .baseUnit("seconds") // Micrometer has no BaseUnits constant for it
                 .register(registry));
 
-        ids.add(gauge(registry, "executor.queued", BaseUnits.TASKS,
+        ids.add(gauge(registry, "executor.queued", null,
                 "The approximate number of tasks that are queued for execution",
                 PoolStats::queuedTasks));
-        ids.add(gauge(registry, "executor.active", BaseUnits.THREADS,
-                "The approximate number of workers that are not parked (running or seeking tasks)",
+        ids.add(gauge(registry, "executor.active", null,
+                "An estimate of the number of threads that are currently stealing or executing tasks",
                 PoolStats::activeWorkers));
         ids.add(gauge(registry, "executor.pool.size", BaseUnits.THREADS,
                 "The current number of threads in the pool",

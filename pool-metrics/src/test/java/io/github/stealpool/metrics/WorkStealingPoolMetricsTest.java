@@ -3,6 +3,7 @@ package io.github.stealpool.metrics;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -57,7 +58,10 @@ class WorkStealingPoolMetricsTest {
                 assertNotNull(m.getId().getDescription(), m.getId().toString());
             }
             assertEquals("tasks", registry.get("executor.completed").meter().getId().getBaseUnit());
-            assertEquals("threads", registry.get("executor.active").meter().getId().getBaseUnit());
+            // As Micrometer's ForkJoinPool meters: no unit on active and queued.
+            assertNull(registry.get("executor.active").meter().getId().getBaseUnit());
+            assertNull(registry.get("executor.queued").meter().getId().getBaseUnit());
+            assertEquals("threads", registry.get("executor.pool.size").meter().getId().getBaseUnit());
             assertEquals("seconds", registry.get("executor.worker.idle").meter().getId().getBaseUnit());
             assertEquals(2.0, registry.get("executor.parallelism").gauge().value());
             assertEquals(2.0, registry.get("executor.pool.size").gauge().value());
