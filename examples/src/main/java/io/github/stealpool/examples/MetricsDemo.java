@@ -58,6 +58,9 @@ public final class MetricsDemo implements AutoCloseable {
                 .parallelism(parallelism).threadNamePrefix("demo").build();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         WorkStealingPoolMetrics.monitor(registry, pool, "demo");
+        // The JVM's threads and the CPU beside the pool, so parked time can be read against them.
+        new io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics().bindTo(registry);
+        new io.micrometer.core.instrument.binder.system.ProcessorMetrics().bindTo(registry);
         try {
             return new MetricsDemo(pool, registry, MetricsServer.start(registry, new InetSocketAddress(host, port)));
         } catch (IOException | RuntimeException e) {
