@@ -172,7 +172,7 @@ class MetricsEndpointTest {
             }
             assertEquals(Set.of(
                     "executor_active", "executor_completed_tasks_total",
-                    "executor_parallelism_threads", "executor_parks_total",
+                    "executor_parallelism_threads", "executor_parked_threads", "executor_parks_total",
                     "executor_pool_size_threads", "executor_queued",
                     "executor_steal_attempts_total", "executor_steals_total",
                     "executor_submitted_tasks_total", "executor_wakeups_total",

@@ -38,6 +38,8 @@ import java.util.function.ToDoubleFunction;
  *       <td>injection queue plus deques, approximate ({@code executor_queued})</td></tr>
  *   <tr><td>{@code executor.active}</td><td>gauge</td>
  *       <td>workers not parked ({@code executor_active})</td></tr>
+ *   <tr><td>{@code executor.parked}</td><td>gauge, threads</td>
+ *       <td>workers parked ({@code executor_parked_threads})</td></tr>
  *   <tr><td>{@code executor.pool.size}</td><td>gauge, threads</td>
  *       <td>worker threads alive ({@code executor_pool_size_threads})</td></tr>
  *   <tr><td>{@code executor.parallelism}</td><td>gauge, threads</td>
@@ -185,6 +187,9 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
         ids.add(gauge(registry, "executor.active", null,
                 "An estimate of the number of threads that are currently stealing or executing tasks",
                 PoolStats::activeWorkers));
+        ids.add(gauge(registry, "executor.parked", BaseUnits.THREADS,
+                "The number of workers parked because they found nothing to do",
+                PoolStats::parkedWorkers));
         ids.add(gauge(registry, "executor.pool.size", BaseUnits.THREADS,
                 "The current number of threads in the pool",
                 PoolStats::poolSize));

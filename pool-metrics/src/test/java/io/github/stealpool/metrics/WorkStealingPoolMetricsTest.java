@@ -28,7 +28,7 @@ class WorkStealingPoolMetricsTest {
 
     private static final Set<String> METERS = Set.of(
             "executor.completed", "executor.submitted", "executor.queued", "executor.active",
-            "executor.pool.size", "executor.parallelism", "executor.steals",
+            "executor.pool.size", "executor.parallelism", "executor.steals", "executor.parked",
             "executor.steal.attempts", "executor.parks", "executor.wakeups", "executor.worker.idle");
 
     private static Set<String> names(MeterRegistry registry) {
@@ -51,7 +51,7 @@ class WorkStealingPoolMetricsTest {
         try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).build()) {
             assertSame(pool, WorkStealingPoolMetrics.monitor(registry, pool, "jobs", "region", "eu"));
             assertEquals(METERS, names(registry));
-            assertEquals(12, registry.getMeters().size()); // submitted twice: external, worker
+            assertEquals(13, registry.getMeters().size()); // submitted twice: external, worker
             for (Meter m : registry.getMeters()) {
                 assertEquals("jobs", m.getId().getTag("name"), m.getId().toString());
                 assertEquals("eu", m.getId().getTag("region"), m.getId().toString());
@@ -65,6 +65,8 @@ class WorkStealingPoolMetricsTest {
             assertEquals("seconds", registry.get("executor.worker.idle").meter().getId().getBaseUnit());
             assertEquals(2.0, registry.get("executor.parallelism").gauge().value());
             assertEquals(2.0, registry.get("executor.pool.size").gauge().value());
+            // An idle pool parks every worker.
+            await().atMost(HANG).until(() -> registry.get("executor.parked").gauge().value() == 2.0);
         }
     }
 
@@ -111,7 +113,7 @@ class WorkStealingPoolMetricsTest {
         MeterRegistry registry = new SimpleMeterRegistry();
         WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).build();
         WorkStealingPoolMetrics.monitor(registry, pool, "short-lived");
-        assertEquals(12, registry.getMeters().size());
+        assertEquals(13, registry.getMeters().size());
         pool.shutdown();
         assertTrue(pool.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS));
         await().atMost(HANG).until(() -> registry.getMeters().isEmpty());
@@ -142,12 +144,12 @@ class WorkStealingPoolMetricsTest {
         WorkStealingPoolMetrics.monitor(registry, old, "dup");
         try (WorkStealingPool replacement = WorkStealingPool.builder().parallelism(3).build()) {
             WorkStealingPoolMetrics.monitor(registry, replacement, "dup");
-            assertEquals(12, registry.getMeters().size(), "one set of meters per name");
+            assertEquals(13, registry.getMeters().size(), "one set of meters per name");
             assertEquals(3.0, registry.get("executor.parallelism").tag("name", "dup").gauge().value());
 
             old.shutdown();
             assertTrue(old.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS)); // its unbind has run
-            assertEquals(12, registry.getMeters().size(), "the old pool removed the replacement's meters");
+            assertEquals(13, registry.getMeters().size(), "the old pool removed the replacement's meters");
             assertEquals(3.0, registry.get("executor.parallelism").tag("name", "dup").gauge().value());
             replacement.submit(() -> 1).get();
             await().atMost(HANG).until(() -> counter(registry, "executor.completed", "name", "dup") >= 1.0);
