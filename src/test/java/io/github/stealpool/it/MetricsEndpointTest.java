@@ -213,7 +213,7 @@ class MetricsEndpointTest {
 
     @Test
     void theGrafanaDashboardQueriesOnlyMetersThatExist() throws Exception {
-        String dashboard = Files.readString(findUp(Path.of("examples", "grafana", "stealpool-dashboard.json")));
+        String dashboard = Files.readString(RepositoryFiles.findUp(Path.of("examples", "grafana", "stealpool-dashboard.json")));
         Set<String> queried = new TreeSet<>();
         Matcher m = Pattern.compile("executor_[a-z_]+").matcher(dashboard);
         while (m.find()) {
@@ -252,15 +252,5 @@ class MetricsEndpointTest {
     @Test
     void unknownOptionsAreRejected() {
         assertThrows(IllegalArgumentException.class, () -> MetricsDemo.main(new String[] {"--bogus"}));
-    }
-
-    private static Path findUp(Path relative) {
-        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            Path p = dir.resolve(relative);
-            if (Files.isRegularFile(p)) {
-                return p;
-            }
-        }
-        throw new AssertionError(relative + " not found above " + Path.of("").toAbsolutePath());
     }
 }

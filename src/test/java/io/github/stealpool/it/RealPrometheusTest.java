@@ -106,7 +106,7 @@ class RealPrometheusTest {
 
     /** The dashboard's queries, with its variables set to "all" and a 10 s rate window. */
     private static List<String> dashboardQueries() throws Exception {
-        String dashboard = Files.readString(findUp(Path.of("examples", "grafana", "stealpool-dashboard.json")));
+        String dashboard = Files.readString(RepositoryFiles.findUp(Path.of("examples", "grafana", "stealpool-dashboard.json")));
         List<String> queries = new ArrayList<>();
         Matcher m = Pattern.compile("\"expr\": \"((?:[^\"\\\\]|\\\\.)*)\"").matcher(dashboard);
         while (m.find()) {
@@ -126,15 +126,5 @@ class RealPrometheusTest {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
-    }
-
-    private static Path findUp(Path relative) {
-        for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
-            Path p = d.resolve(relative);
-            if (Files.isRegularFile(p)) {
-                return p;
-            }
-        }
-        throw new AssertionError(relative + " not found above " + Path.of("").toAbsolutePath());
     }
 }

@@ -41,17 +41,7 @@ class RangeLoopSplitTest {
 
     @Test
     void anOwnerSharesItsClaimedBatchWithAWorkerThatRanDry() throws Exception {
-        CountDownLatch hold = new CountDownLatch(1);
-        CountDownLatch held = new CountDownLatch(1);
-        pool.execute(() -> {
-            held.countDown();
-            try {
-                hold.await(HANG, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        assertTrue(held.await(HANG, TimeUnit.SECONDS));
+        CountDownLatch hold = holdOneWorker();
 
         int n = 64;
         Thread[] ranOn = new Thread[n];
@@ -97,17 +87,7 @@ class RangeLoopSplitTest {
      */
     @Test
     void afterASplitTheOwnerAnswersTheNextIdleParticipantWithinOneIndex() throws Exception {
-        CountDownLatch hold = new CountDownLatch(1);
-        CountDownLatch held = new CountDownLatch(1);
-        pool.execute(() -> {
-            held.countDown();
-            try {
-                hold.await(HANG, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        assertTrue(held.await(HANG, TimeUnit.SECONDS));
+        CountDownLatch hold = holdOneWorker();
 
         int n = 256;
         Thread[] ranOn = new Thread[n];
@@ -144,6 +124,22 @@ class RangeLoopSplitTest {
         String expected = IntStream.range(0, n).mapToObj(i -> i + ",").collect(Collectors.joining());
         assertEquals(expected, loop.result(), "both split ranges fold in index order");
         assertTrue(secondHalfRanElsewhere.get());
+    }
+
+    /** Keeps one of the two workers busy until the returned latch is counted down. */
+    private CountDownLatch holdOneWorker() throws InterruptedException {
+        CountDownLatch hold = new CountDownLatch(1);
+        CountDownLatch held = new CountDownLatch(1);
+        pool.execute(() -> {
+            held.countDown();
+            try {
+                hold.await(HANG, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertTrue(held.await(HANG, TimeUnit.SECONDS));
+        return hold;
     }
 
     /** Busy for at least {@code nanos}: an index that costs that much, whatever the machine. */
