@@ -143,64 +143,64 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
     }
 
     private void bindMeters(MeterRegistry registry) {
-        List<Meter> ids = new ArrayList<>();
+        List<Meter> meters = new ArrayList<>();
 
         // Names, units and descriptions as Micrometer's ExecutorServiceMetrics gives them where
         // the meaning is the same (completed as for a ThreadPoolExecutor, the others as for a
         // ForkJoinPool, which this pool replaces): one metric family, one help text, whichever
         // executor a dashboard looks at.
-        ids.add(counter(registry, "executor.completed", BaseUnits.TASKS,
+        meters.add(counter(registry, "executor.completed", BaseUnits.TASKS,
                 "The approximate total number of tasks that have completed execution",
                 PoolStats::completedTasks, Tags.empty()));
         // One description for both: Prometheus keeps one help text per metric family.
         String submitted = "Tasks submitted to the pool: source=external from threads outside it,"
                 + " source=worker from its own tasks (forks, joins, loops included)";
-        ids.add(counter(registry, "executor.submitted", BaseUnits.TASKS, submitted,
+        meters.add(counter(registry, "executor.submitted", BaseUnits.TASKS, submitted,
                 PoolStats::externalSubmissions, Tags.of("source", "external")));
-        ids.add(counter(registry, "executor.submitted", BaseUnits.TASKS, submitted,
+        meters.add(counter(registry, "executor.submitted", BaseUnits.TASKS, submitted,
                 PoolStats::workerSubmissions, Tags.of("source", "worker")));
-        ids.add(counter(registry, "executor.steals", null,
+        meters.add(counter(registry, "executor.steals", null,
                 "Estimate of the total number of tasks stolen from one thread's work queue by another."
                         + " The reported value underestimates the actual total number of steals when the"
                         + " pool is not quiescent",
                 PoolStats::steals, Tags.empty()));
-        ids.add(counter(registry, "executor.steal.attempts", null,
+        meters.add(counter(registry, "executor.steal.attempts", null,
                 "Looks into another worker's deque, successful or not",
                 PoolStats::stealAttempts, Tags.empty()));
-        ids.add(counter(registry, "executor.parks", null,
+        meters.add(counter(registry, "executor.parks", null,
                 "Times a worker parked because it found nothing to do",
                 PoolStats::parks, Tags.empty()));
-        ids.add(counter(registry, "executor.wakeups", null,
+        meters.add(counter(registry, "executor.wakeups", null,
                 "Parked workers woken, by a new task, a finished join or shutdown",
                 PoolStats::wakeups, Tags.empty()));
         removeOther(registry, "executor.worker.idle", Tags.empty());
-        ids.add(FunctionCounter.builder("executor.worker.idle", this,
+        meters.add(FunctionCounter.builder("executor.worker.idle", this,
                         m -> m.stats().parkedNanos() / 1e9)
                 .tags(tags)
                 .description("Time workers spent parked, including parks still under way")
                 .baseUnit("seconds") // Micrometer has no BaseUnits constant for it
                 .register(registry));
 
-        ids.add(gauge(registry, "executor.queued", null,
+        meters.add(gauge(registry, "executor.queued", null,
                 "The approximate number of tasks that are queued for execution",
                 PoolStats::queuedTasks));
-        ids.add(gauge(registry, "executor.active", null,
+        meters.add(gauge(registry, "executor.active", null,
                 "An estimate of the number of threads that are currently stealing or executing tasks",
                 PoolStats::activeWorkers));
-        ids.add(gauge(registry, "executor.parked", BaseUnits.THREADS,
+        meters.add(gauge(registry, "executor.parked", BaseUnits.THREADS,
                 "The number of workers parked because they found nothing to do",
                 PoolStats::parkedWorkers));
-        ids.add(gauge(registry, "executor.pool.size", BaseUnits.THREADS,
+        meters.add(gauge(registry, "executor.pool.size", BaseUnits.THREADS,
                 "The current number of threads in the pool",
                 PoolStats::poolSize));
-        ids.add(gauge(registry, "executor.parallelism", BaseUnits.THREADS,
+        meters.add(gauge(registry, "executor.parallelism", BaseUnits.THREADS,
                 "The targeted parallelism level of this pool",
                 PoolStats::parallelism));
 
         // Meters of a dead pool would report its last values forever: drop them. Registries
         // hold meter sources weakly; this action, held by the pool until it terminates, is what
         // keeps this binder (the source) alive as long as the pool.
-        pool.terminationFuture().thenRun(() -> unbind(registry, ids));
+        pool.terminationFuture().thenRun(() -> unbind(registry, meters));
     }
 
     /**
