@@ -97,7 +97,8 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
                 ? b.threadNamePrefix
                 : "stealpool-" + POOL_IDS.incrementAndGet();
         this.scheduler = new Scheduler(b.parallelism, name, b.threadFactory,
-                b.daemon != null && b.daemon, b.uncaughtExceptionHandler);
+                b.daemon != null && b.daemon, b.uncaughtExceptionHandler,
+                b.idleStrategy.spinRounds(b.parallelism), b.idleStrategy.yieldRounds());
         scheduler.start();
     }
 
@@ -781,6 +782,11 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         return scheduler.sleepingWorkers();
     }
 
+    /** Idle phases so far: {@code [spin rounds, yield rounds, parks]}, for the idle strategy's tests. */
+    long[] idleRounds() {
+        return scheduler.idleRounds();
+    }
+
     /**
      * A snapshot of what the pool has done and what it looks like now: tasks completed and
      * submitted, steals, parks, wake-ups, parked time, queued tasks, active and parked workers.
@@ -827,6 +833,7 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         private Thread.UncaughtExceptionHandler uncaughtExceptionHandler;
         private long minBatch = DEFAULT_MIN_BATCH;
         private long maxBatch = DEFAULT_MAX_BATCH;
+        private IdleStrategy idleStrategy = IdleStrategy.standard();
 
         private Builder() {
         }
@@ -849,6 +856,19 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
             }
             this.minBatch = min;
             this.maxBatch = max;
+            return this;
+        }
+
+        /**
+         * What a worker that ran out of work does before it parks: spin, yield, then park.
+         * Default {@link IdleStrategy#standard()}.
+         *
+         * @param strategy the rounds of spinning and yielding before a worker parks
+         * @return this builder
+         * @throws NullPointerException if {@code strategy} is null
+         */
+        public Builder idleStrategy(IdleStrategy strategy) {
+            this.idleStrategy = Objects.requireNonNull(strategy, "idleStrategy");
             return this;
         }
 

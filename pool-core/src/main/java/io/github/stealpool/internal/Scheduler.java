@@ -140,9 +140,11 @@ public final class Scheduler {
      * @param daemon         whether the pool's own threads are daemons
      * @param failureHandler receives what tasks run by {@code execute} throw; null for the worker
      *                       thread's own uncaught-exception handler
+     * @param spinRounds     an idle worker's searches with a spin-wait pause before it parks
+     * @param yieldRounds    then its searches with a {@link Thread#yield()} before it parks
      */
     public Scheduler(int parallelism, String name, ThreadFactory threadFactory, boolean daemon,
-                     Thread.UncaughtExceptionHandler failureHandler) {
+                     Thread.UncaughtExceptionHandler failureHandler, int spinRounds, int yieldRounds) {
         this.name = name;
         this.threadFactory = threadFactory;
         this.daemon = daemon;
@@ -154,7 +156,7 @@ public final class Scheduler {
         @SuppressWarnings({"unchecked", "rawtypes"}) // no generic array creation in Java
         ChaseLevDeque<Runnable>[] ds = new ChaseLevDeque[parallelism];
         for (int i = 0; i < parallelism; i++) {
-            workers[i] = new Worker(this, i);
+            workers[i] = new Worker(this, i, spinRounds, yieldRounds);
             ds[i] = workers[i].deque;
         }
         this.deques = ds;
@@ -270,11 +272,28 @@ public final class Scheduler {
     /**
      * A worker moved {@code jobs} queued tasks into its own deque. While it held them (polled
      * from the injection queue, not yet pushed) they were visible nowhere, so a worker could fall
-     * asleep in between: announce each like a fresh push, one notice per job.
+     * asleep in between: announce them like a fresh push. One notice covers the batch: it wakes
+     * one searcher, and searchers that find work wake the next while work is left (Sleep).
      */
     void announceLocalJobs(int jobs) {
         VarHandle.fullFence();
-        sleep.notifyNewJobs(jobs);
+        sleep.notifyNewJob();
+    }
+
+    /**
+     * Whether any task is queued: the injection queue or any deque, each read once (volatile
+     * reads). A searcher that stops calls this after its searcher count dropped (Sleep's proof).
+     */
+    boolean hasQueuedWork() {
+        if (!injection.isEmpty()) {
+            return true;
+        }
+        for (ChaseLevDeque<Runnable> d : deques) {
+            if (!d.isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void pushExternal(Runnable task) {
@@ -634,6 +653,20 @@ public final class Scheduler {
 
     public int sleepingWorkers() {
         return sleep.sleepingWorkers();
+    }
+
+    /**
+     * The idle phases so far, summed over the workers: {@code [spin rounds, yield rounds,
+     * parks]}. For tests of the idle strategy.
+     */
+    public long[] idleRounds() {
+        long spins = 0;
+        long yields = 0;
+        for (Worker w : workers) {
+            spins += w.stats.spinRounds();
+            yields += w.stats.yieldRounds();
+        }
+        return new long[] {spins, yields, sleep.idleTotals()[0]};
     }
 
     /**

@@ -2,73 +2,115 @@ package io.github.stealpool.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
 /**
- * Puts idle workers to sleep and wakes them when work arrives, without lost wake-ups, without a
- * thundering herd, and at the cost of one volatile read per new job while no worker is idle.
+ * Puts idle workers to sleep and wakes them when work arrives: no lost wake-ups, at most one
+ * wake-up in flight for a stream of new jobs, and one volatile read per new job while nobody
+ * sleeps or while some worker is already looking for work.
  *
- * <h2>The protocol</h2>
- * After Rayon's sleep module ({@code rayon-core/src/sleep/README.md}). One word, {@link #ctl},
- * packs a <em>jobs-event counter</em> (JEC) and the number of sleeping workers:
+ * <h2>State</h2>
+ * One word, {@link #ctl}, after Rayon's sleep module ({@code rayon-core/src/sleep}) and tokio's
+ * idle state ({@code runtime/scheduler/multi_thread/idle.rs}):
  * <pre>
- *   bits 63..16  JEC: bumped when a job is posted while some worker is sleepy.
- *                Its low bit (bit 16) is set ("sleepy") when a worker announced it is about to
- *                sleep and no job has been posted since.
- *   bits 15..0   number of workers counted as sleeping (not yet woken)
+ *   bits 63..32  JEC, the jobs-event counter: bumped when a job is posted while some worker is
+ *                sleepy. Its low bit (bit 32) is set ("sleepy") when a worker announced it is
+ *                about to sleep and no job has been posted since.
+ *   bits 31..16  searching: workers awake and looking for work, not running a task
+ *   bits 15..0   sleeping: workers counted as asleep (not yet woken)
  * </pre>
- * A worker that found no work for a while:
+ * Besides it, under {@link #lock}: the stack of sleeping workers (the last to fall asleep is the
+ * first woken: its caches are warm and its core the least likely to be in a deep idle state,
+ * as in {@code ForkJoinPool}'s idle stack and tokio's sleeper list) and each worker's sleep
+ * record. A worker is counted as sleeping and pushed on the stack in one critical section, and
+ * popped and uncounted in another, so whoever holds the lock sees the count and the stack agree.
+ *
+ * <h2>Falling asleep</h2>
+ * A worker that ran out of work searches, counted as searching ({@link #tryStartSearching}, at
+ * most half the pool at once, as in tokio: more searchers only collide on the same queues),
+ * for as long as its idle strategy says. Then:
  * <ol>
- *   <li>{@link #announceSleepy()}: makes the JEC odd (sleepy) if it is not, by CAS, and keeps
- *       the (odd) JEC value as its snapshot;</li>
+ *   <li>{@link #stopSearching()} (if it was searching), handing the search on if it was the
+ *       last searcher and sees work queued (see Waking);</li>
+ *   <li>{@link #announceSleepy()}: makes the JEC odd if it is not, and keeps it as a snapshot;</li>
  *   <li>searches every queue once more;</li>
- *   <li>{@link #sleep}: under its own lock, CASes {@code ctl} from (snapshot, s) to
- *       (snapshot, s + 1) and fails if the JEC moved (a job was posted since step 1: go back
- *       to searching); then blocks on its condition until a waker clears its {@code blocked}
- *       flag.</li>
+ *   <li>{@link #sleep}: under the lock, CASes {@code ctl} from (snapshot, s) to
+ *       (snapshot, s + 1), and fails if the JEC moved (a job was posted since step 2: search
+ *       again); then pushes itself on the stack, releases the lock and parks until a waker
+ *       clears its {@code parked} flag.</li>
  * </ol>
- * A thread that posts a job first publishes it (a sequentially consistent write, or a full fence
- * after a release write), then calls {@link #notifyNewJob()}: one volatile read of {@code ctl};
- * if the JEC is sleepy it CASes the JEC one step further (even again), and if it then sees a
- * sleeping worker it wakes exactly one.
  *
- * <h2>Why no wake-up is lost (proof sketch)</h2>
- * Let P post job J and W go to sleep. All accesses to {@code ctl} are volatile or CAS, and P's
- * publication of J precedes its read of {@code ctl}; so all of them sit in one total order.
+ * <h2>Waking</h2>
+ * A thread that posts a job first publishes it (a sequentially consistent write, or a full
+ * fence after a release write), then calls {@link #notifyNewJob()}: one volatile read of
+ * {@code ctl}; if the JEC is sleepy it moves it one step (even again); then, <em>only if nobody
+ * is searching</em> and somebody sleeps, it wakes one sleeper, which it counts as searching in
+ * the same atomic step that uncounts it as sleeping. So while one woken worker is on its way,
+ * further posts wake nobody: one submitter feeding many idle workers wakes them one at a time,
+ * not one per task. The chain goes on from the workers themselves (after Go's scheduler,
+ * {@code proc.go}, and tokio's): a searcher that stops, having found work or not, calls
+ * {@link #stopSearching()}; if it was the last searcher while somebody sleeps, and it sees work
+ * queued anywhere, it wakes the next searcher with {@link #wakeSearcher()}. Under the lock a waker checks once more
+ * that nobody is searching, so racing posters wake one worker, not one each.
+ *
+ * <h2>Why no job is left behind while a worker sleeps (proof sketch)</h2>
+ * Every access to {@code ctl} is a volatile read or an atomic update, and a poster's publication
+ * of job J precedes its read of {@code ctl}; so they all sit in one total order. Let P post J
+ * and read {@code ctl} as c. A search that starts after P's read sees J (or J was taken, and
+ * whoever took it runs it).
  * <ul>
- *   <li>P reads {@code ctl} before W's announcement (step 1): then J's publication precedes
- *       step 1, which precedes W's search (step 2), so W's search sees J (Dekker).</li>
- *   <li>P reads {@code ctl} after step 1 but before W's sleep CAS (step 3): if the JEC still
- *       equals W's snapshot, P sees it sleepy and moves it; if not, someone else moved it. Either
- *       way W's CAS in step 3 fails, and W searches again after that CAS, so after P's read, and
- *       sees J.</li>
- *   <li>P reads {@code ctl} after step 3: P sees at least one sleeper and wakes one (or W was
- *       already woken and searches again). Whichever worker wakes searches after P released
- *       its lock, so after J's publication, and finds J (or J was taken).</li>
+ *   <li><b>A worker W falling asleep</b> (steps 2 to 4). If W announced (step 2) before P's
+ *       read, P sees the JEC sleepy and moves it (or someone else did), so W's CAS in step 4
+ *       fails and W searches again. If W announced after P's read, its search in step 3 sees J.
+ *       So W blocks with J unseen only if it was counted before P's read: then c counts it.</li>
+ *   <li><b>c counts no searcher and some sleeper:</b> P wakes one. Under the lock it pops a
+ *       sleeper, whose search follows the pop, hence P's read. If the stack is empty or somebody
+ *       searches by then, the sleepers c counted were popped after P's read (by other wakers,
+ *       whose wakees search afterwards) or a searcher started after it: either way a search
+ *       follows P's read.</li>
+ *   <li><b>c counts a searcher:</b> P wakes nobody. Consider the first time after P's read that
+ *       the number of searchers drops to zero, by worker T's {@link #stopSearching()} (if it
+ *       never drops to zero, a searcher that started after P's read exists and searches).
+ *       Whatever T does next (it found work; it gives up, and its last search may still find
+ *       some other job, so it need not sleep; it leaves for its latch), it looks at every queue
+ *       after its decrement and, if it sees work while somebody sleeps, wakes a searcher (the
+ *       previous case, with T as poster). If T sees no work, J was taken.</li>
+ *   <li><b>c counts nobody asleep and nobody searching:</b> every worker is running a task or
+ *       between tasks; each searches again when it is done, and one falling asleep is covered by
+ *       the first case.</li>
  * </ul>
- * So every job is seen by a search that follows its publication, and a worker blocks only after
- * a successful step 3, which no poster that could have missed it preceded.
- * A waker that sees a sleeper counted takes each worker's lock in turn. A worker holds its own
- * lock from before its counting CAS until it blocks (the condition releases it), so the waker
- * cannot miss a worker that is counted but not yet blocked. A worker that backs out after being
- * counted (pool shutting down) uncounts itself under the same lock.
- *
- * <h2>No thundering herd</h2>
- * One job wakes at most one worker; {@link #wakeAll()} is only for shutdown.
+ * So no worker stays asleep while a job posted before its sleep waits for it, unless other
+ * workers, awake, will search after that job's publication.
  *
  * <h2>Orderings</h2>
- * {@code ctl}: volatile read and CAS (sequentially consistent). {@code blocked} and the idle
- * statistics (parks, wake-ups, parked time): guarded by their worker's lock.
+ * {@code ctl}: volatile reads and atomic updates (sequentially consistent; the proof needs the
+ * total order). Each record's {@code parked} flag: written under the lock, read by its parked
+ * owner with a volatile read, which makes the waker's writes to the record (how it was woken)
+ * visible. The stack, the records' other fields and the idle statistics: guarded by the lock.
+ * {@link LockSupport#unpark} comes after the flag is cleared, outside the lock; a stale permit
+ * only makes a later park return early, and the owner parks again while its flag is set.
  */
 public final class Sleep extends SleepCtl {
 
-    static final int SLEEPING_BITS = 16;
-    static final long SLEEPING_MASK = (1L << SLEEPING_BITS) - 1;
+    /** {@link #sleep} returns this when the worker did not block. */
+    public static final int BACKED_OUT = 0;
+    /** ... when it blocked and was woken by name, by shutdown, or by an interrupt. */
+    public static final int WOKEN = 1;
+    /**
+     * ... when it blocked and was woken for a new job: it is counted as searching, and must call
+     * {@link #stopSearching()} when it stops.
+     */
+    public static final int WOKEN_TO_SEARCH = 2;
+
+    static final long SLEEPING_MASK = (1L << 16) - 1;
     static final long ONE_SLEEPING = 1L;
-    static final long JEC_ONE = 1L << SLEEPING_BITS;
+    static final int SEARCHING_SHIFT = 16;
+    static final long SEARCHING_MASK = SLEEPING_MASK << SEARCHING_SHIFT;
+    static final long ONE_SEARCHING = 1L << SEARCHING_SHIFT;
+    static final int JEC_SHIFT = 32;
+    static final long JEC_ONE = 1L << JEC_SHIFT;
     /** Low bit of the JEC: some worker announced it is sleepy and no job was posted since. */
     static final long JEC_SLEEPY = JEC_ONE;
 
@@ -82,38 +124,42 @@ public final class Sleep extends SleepCtl {
         }
     }
 
-    /**
-     * Per-worker sleep state; the lock is taken only on the idle path. The statistics are
-     * guarded by the lock too: a reader takes it (the sleeper releases it while blocked), so it
-     * sees a park's time either still under way or already added, never both or neither.
-     */
-    private static final class SleepState {
-        final ReentrantLock lock = new ReentrantLock();
-        final Condition wake = lock.newCondition();
-        boolean blocked; // guarded by lock
-        long parks; // guarded by lock
-        long wakeups; // guarded by lock
-        long parkedNanos; // guarded by lock: parks that ended
-        boolean parked; // guarded by lock
-        long parkStart; // guarded by lock: System.nanoTime() when the current park began
+    /** One worker's sleep record. Fields other than {@code parked}'s reads: guarded by the lock. */
+    private static final class Record {
+        /** Set when counted and pushed, cleared by the waker: the owner parks while it is set. */
+        volatile boolean parked;
+        /** How the last sleep ended: {@link #WOKEN} or {@link #WOKEN_TO_SEARCH}. */
+        int wokenAs;
+        Thread thread;
+        long parks;
+        long wakeups;
+        long parkedNanos; // parks that ended
+        long parkStart; // System.nanoTime() when the current park began
     }
 
-    private final SleepState[] states;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Record[] records;
+    /** Sleeping workers' indexes, the most recent on top. Guarded by lock. */
+    private final int[] sleepers;
+    private int sleeperCount; // guarded by lock
+    private final int workers;
     private final BooleanSupplier mustNotSleep;
 
     /**
      * @param workers      number of workers, each identified by an index below this
-     * @param mustNotSleep checked under the worker's lock after it is counted; true (the pool is
+     * @param mustNotSleep checked under the lock after a worker is counted; true (the pool is
      *                     shutting down) makes the worker back out of its sleep
      */
     public Sleep(int workers, BooleanSupplier mustNotSleep) {
         if (workers < 1 || workers > SLEEPING_MASK) {
             throw new IllegalArgumentException("workers must be in [1, " + SLEEPING_MASK + "]: " + workers);
         }
-        this.states = new SleepState[workers];
+        this.workers = workers;
+        this.records = new Record[workers];
         for (int i = 0; i < workers; i++) {
-            states[i] = new SleepState();
+            records[i] = new Record();
         }
+        this.sleepers = new int[workers];
         this.mustNotSleep = mustNotSleep;
     }
 
@@ -125,126 +171,170 @@ public final class Sleep extends SleepCtl {
         return CTL.compareAndSet(this, expect, update);
     }
 
-    private void uncountSleeper() {
-        long prev = (long) CTL.getAndAdd(this, -ONE_SLEEPING);
-        assert (prev & SLEEPING_MASK) != 0 : "sleeper count underflow: " + describe(prev);
+    private static int searching(long c) {
+        return (int) ((c & SEARCHING_MASK) >>> SEARCHING_SHIFT);
     }
 
-    /** Step 1 of falling asleep: returns the JEC snapshot to pass to {@link #sleep}. */
+    private static int sleeping(long c) {
+        return (int) (c & SLEEPING_MASK);
+    }
+
+    /** Whether a poster seeing {@code c} must wake somebody: nobody searches, somebody sleeps. */
+    private static boolean wantsWaker(long c) {
+        return (c & SEARCHING_MASK) == 0 && (c & SLEEPING_MASK) != 0;
+    }
+
+    // ------------------------------------------------------------------ searching
+
+    /**
+     * A worker that ran out of work asks to search, counted as searching; refused while half the
+     * workers already search. A worker refused goes on towards sleep without the spin phase.
+     */
+    public boolean tryStartSearching() {
+        // A read, then an add rather than a CAS: workers going idle together may overshoot the
+        // bound by a few, which costs nothing but some extra searching; a CAS loop would make
+        // them queue on this word.
+        if (2 * searching(lvCtl()) >= workers) {
+            return false;
+        }
+        CTL.getAndAdd(this, ONE_SEARCHING);
+        return true;
+    }
+
+    /**
+     * A searcher stops searching: it found work, gives up to fall asleep, or leaves for another
+     * reason. Returns true if it was the last searcher while somebody sleeps: then it must look
+     * at every queue and call {@link #wakeSearcher()} if it sees work (see the proof).
+     */
+    public boolean stopSearching() {
+        long c = (long) CTL.getAndAdd(this, -ONE_SEARCHING) - ONE_SEARCHING;
+        assert searching(c + ONE_SEARCHING) != 0 : "searcher count underflow: " + describe(c);
+        return wantsWaker(c);
+    }
+
+    /** Wakes one sleeper to search, unless somebody searches already or nobody sleeps. */
+    public void wakeSearcher() {
+        wakeOne();
+    }
+
+    // ------------------------------------------------------------------ falling asleep
+
+    /** Step 2 of falling asleep: returns the JEC snapshot to pass to {@link #sleep}. */
     public long announceSleepy() {
         for (;;) {
             long c = lvCtl();
             if ((c & JEC_SLEEPY) != 0) {
-                return c >>> SLEEPING_BITS;
+                return c >>> JEC_SHIFT;
             }
             if (casCtl(c, c + JEC_ONE)) {
-                return (c + JEC_ONE) >>> SLEEPING_BITS;
+                return (c + JEC_ONE) >>> JEC_SHIFT;
             }
         }
     }
 
     /**
-     * Step 3 of falling asleep: blocks worker {@code index} unless a job was posted since
-     * {@code jecSnapshot} was taken, or the pool is shutting down.
+     * Step 4 of falling asleep: blocks worker {@code index} unless a job was posted since
+     * {@code jecSnapshot} was taken, or the pool is shutting down. Interrupts do not end the
+     * sleep; the interrupt status is kept for the caller.
      *
-     * @return true if the worker blocked and was woken, false if it did not block
+     * @return {@link #BACKED_OUT}, {@link #WOKEN} or {@link #WOKEN_TO_SEARCH}
      */
-    public boolean sleep(int index, long jecSnapshot) {
-        return sleep(index, jecSnapshot, mustNotSleep);
+    public int sleep(int index, long jecSnapshot) {
+        return sleep(index, jecSnapshot, mustNotSleep, false);
     }
 
     /**
      * As {@link #sleep(int, long)}, for a worker waiting inside a task for a latch: it backs out
      * if {@code abort} holds once it is counted (its latch was set), and the latch's completer
-     * wakes it with {@link #wakeWorker}. The check under the worker's lock closes the window
-     * between the worker's last look at the latch and its blocking.
+     * wakes it with {@link #wakeWorker}. The check under the lock closes the window between the
+     * worker's last look at the latch and its blocking.
      */
-    public boolean sleep(int index, long jecSnapshot, BooleanSupplier abort) {
+    public int sleep(int index, long jecSnapshot, BooleanSupplier abort) {
         return sleep(index, jecSnapshot, abort, false);
     }
 
     /**
      * As {@link #sleep(int, long, BooleanSupplier)}; if {@code interruptible}, an interrupt ends
-     * the sleep too (the worker uncounts itself under its lock) and stays set for the caller.
+     * the sleep too (the worker takes itself off the stack, unless a waker was first) and stays
+     * set for the caller.
      */
-    public boolean sleep(int index, long jecSnapshot, BooleanSupplier abort, boolean interruptible) {
-        SleepState s = states[index];
-        s.lock.lock();
+    public int sleep(int index, long jecSnapshot, BooleanSupplier abort, boolean interruptible) {
+        Record r = records[index];
+        lock.lock();
         try {
             for (;;) {
                 long c = lvCtl();
-                if ((c >>> SLEEPING_BITS) != jecSnapshot) {
-                    return false; // a job was posted after we announced: search again
+                if ((c >>> JEC_SHIFT) != jecSnapshot) {
+                    return BACKED_OUT; // a job was posted after we announced: search again
                 }
                 if (casCtl(c, c + ONE_SLEEPING)) {
                     break;
                 }
             }
             if (abort.getAsBoolean()) {
-                uncountSleeper();
-                return false;
+                CTL.getAndAdd(this, -ONE_SLEEPING);
+                return BACKED_OUT;
             }
-            s.blocked = true;
-            s.parks++;
-            s.parked = true;
-            s.parkStart = System.nanoTime();
-            try {
-                return block(s, interruptible);
-            } finally {
-                s.parked = false;
-                s.parkedNanos += System.nanoTime() - s.parkStart;
-            }
+            r.thread = Thread.currentThread();
+            r.parks++;
+            r.parkStart = System.nanoTime();
+            sleepers[sleeperCount++] = index;
+            r.parked = true;
         } finally {
-            s.lock.unlock();
+            lock.unlock();
+        }
+        return block(index, r, interruptible);
+    }
+
+    private int block(int index, Record r, boolean interruptible) {
+        boolean interrupted = false;
+        try {
+            while (r.parked) {
+                LockSupport.park(this);
+                if (Thread.interrupted()) {
+                    // Non-interruptible: an interrupt aimed at a task must not wake an idle
+                    // worker into a spin; it is kept, and the worker clears it before its next
+                    // task. Parking with the status set would return at once, hence the clear.
+                    interrupted = true;
+                    if (interruptible && takeOffStack(index, r)) {
+                        return WOKEN;
+                    }
+                }
+            }
+            return r.wokenAs;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
-    /** Blocks on {@code s.wake} (its lock held) until woken; see {@link #sleep}. */
-    private boolean block(SleepState s, boolean interruptible) {
-        do {
-            if (!interruptible) {
-                // An interrupt aimed at a task must not wake an idle worker into a spin; the
-                // worker clears its interrupt status before it runs the next task.
-                s.wake.awaitUninterruptibly();
-                continue;
+    /** The owner of {@code r}, interrupted: uncounts itself unless a waker was first. */
+    private boolean takeOffStack(int index, Record r) {
+        lock.lock();
+        try {
+            if (!r.parked) {
+                return false; // woken meanwhile: keep what the waker said
             }
-            try {
-                s.wake.await();
-            } catch (InterruptedException e) {
-                if (s.blocked) { // nobody woke us: uncount ourselves, as a waker would
-                    s.blocked = false;
-                    uncountSleeper();
-                }
-                Thread.currentThread().interrupt();
-                return true;
-            }
-        } while (s.blocked);
-        return true;
+            removeSleeper(index);
+            CTL.getAndAdd(this, -ONE_SLEEPING);
+            endPark(r);
+            r.parked = false;
+            return true;
+        } finally {
+            lock.unlock();
+        }
     }
+
+    // ------------------------------------------------------------------ waking
 
     /**
      * Called by whoever just published a job (after the publication, see the class comment).
-     * While no worker is sleepy or asleep this is a single volatile read.
+     * While nobody is sleepy, and nobody sleeps or somebody searches, this is one volatile read.
      */
     public void notifyNewJob() {
         long c = lvCtl();
-        if ((c & (JEC_SLEEPY | SLEEPING_MASK)) != 0) {
-            notifySlow(c);
-        }
-    }
-
-    /**
-     * As {@link #notifyNewJob()} for {@code jobs} jobs published together (a batch moved from the
-     * injection queue into a deque): the proof above is per job, so each needs its own notice;
-     * one notice for the batch would wake one sleeper for several newly stealable jobs. Stops
-     * early once nobody is sleepy or asleep (later sleepers will see the jobs in their search).
-     */
-    public void notifyNewJobs(int jobs) {
-        for (int i = 0; i < jobs; i++) {
-            long c = lvCtl();
-            if ((c & (JEC_SLEEPY | SLEEPING_MASK)) == 0) {
-                return;
-            }
+        if ((c & JEC_SLEEPY) != 0 || wantsWaker(c)) {
             notifySlow(c);
         }
     }
@@ -257,79 +347,126 @@ public final class Sleep extends SleepCtl {
             }
             c = lvCtl();
         }
-        if ((c & SLEEPING_MASK) != 0) {
+        if (wantsWaker(c)) {
             wakeOne();
         }
     }
 
+    /** Pops the most recent sleeper and wakes it as a searcher, if nobody searches meanwhile. */
     private void wakeOne() {
-        // Start anywhere, so concurrent posters do not all queue on the first worker's lock.
-        int n = states.length;
-        int start = n == 1 ? 0 : ThreadLocalRandom.current().nextInt(n);
-        for (int k = 0; k < n; k++) {
-            if (tryWake(states[(start + k) % n])) {
+        Thread t;
+        lock.lock();
+        try {
+            // Checked again under the lock: posters racing here wake one worker, not one each.
+            // One that finds a searcher now is covered by that searcher (proof, third case).
+            if (sleeperCount == 0 || !wantsWaker(lvCtl())) {
                 return;
             }
-        }
-        // none blocked: the counted sleeper backed out, or another poster woke it
-    }
-
-    /** Wakes worker {@code index} if it is blocked (its latch was set). */
-    public void wakeWorker(int index) {
-        tryWake(states[index]);
-    }
-
-    /** Unblocks {@code s} and uncounts it, if it is blocked; true if it was. */
-    private boolean tryWake(SleepState s) {
-        s.lock.lock();
-        try {
-            if (!s.blocked) {
-                return false;
-            }
-            s.blocked = false;
-            s.wakeups++;
-            uncountSleeper();
-            s.wake.signal();
-            return true;
+            int index = sleepers[--sleeperCount];
+            // Before the flag is cleared: the wakee's stopSearching must find itself counted.
+            CTL.getAndAdd(this, ONE_SEARCHING - ONE_SLEEPING);
+            t = release(records[index], WOKEN_TO_SEARCH);
         } finally {
-            s.lock.unlock();
+            lock.unlock();
         }
+        LockSupport.unpark(t);
+    }
+
+    /** Wakes worker {@code index} if it sleeps (its latch was set); not as a searcher. */
+    public void wakeWorker(int index) {
+        Thread t;
+        lock.lock();
+        try {
+            Record r = records[index];
+            if (!r.parked) {
+                return;
+            }
+            removeSleeper(index);
+            CTL.getAndAdd(this, -ONE_SLEEPING);
+            t = release(r, WOKEN);
+        } finally {
+            lock.unlock();
+        }
+        LockSupport.unpark(t);
     }
 
     /** Wakes every sleeping worker (shutdown). */
     public void wakeAll() {
-        for (int i = 0; i < states.length; i++) {
-            wakeWorker(i);
+        Thread[] woken;
+        lock.lock();
+        try {
+            woken = new Thread[sleeperCount];
+            for (int k = 0; sleeperCount > 0; k++) {
+                int index = sleepers[--sleeperCount];
+                CTL.getAndAdd(this, -ONE_SLEEPING);
+                woken[k] = release(records[index], WOKEN);
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (Thread t : woken) {
+            LockSupport.unpark(t);
         }
     }
 
+    /** Under the lock: ends {@code r}'s sleep and returns its thread, for unparking. */
+    private static Thread release(Record r, int how) {
+        r.wokenAs = how;
+        r.wakeups++;
+        endPark(r);
+        r.parked = false;
+        return r.thread;
+    }
+
+    private static void endPark(Record r) {
+        r.parkedNanos += Math.max(0L, System.nanoTime() - r.parkStart);
+    }
+
+    /** Under the lock: removes {@code index} from the stack, keeping the others' order. */
+    private void removeSleeper(int index) {
+        int k = sleeperCount - 1;
+        while (sleepers[k] != index) {
+            k--; // present: its record is parked, and parked records are on the stack
+        }
+        System.arraycopy(sleepers, k + 1, sleepers, k, sleeperCount - 1 - k);
+        sleeperCount--;
+    }
+
+    // ------------------------------------------------------------------ statistics
+
     /**
      * Adds up the idle statistics of every worker: {@code [parks, wake-ups, parked nanoseconds]},
-     * the last including parks still under way. Takes each worker's lock in turn, briefly.
+     * the last including parks still under way. Takes the lock, briefly.
      */
     public long[] idleTotals() {
         long parks = 0;
         long wakeups = 0;
         long nanos = 0;
-        for (SleepState s : states) {
-            s.lock.lock();
-            try {
-                parks += s.parks;
-                wakeups += s.wakeups;
-                nanos += s.parkedNanos;
-                if (s.parked) {
-                    nanos += Math.max(0L, System.nanoTime() - s.parkStart);
+        lock.lock();
+        try {
+            long now = System.nanoTime();
+            for (Record r : records) {
+                parks += r.parks;
+                wakeups += r.wakeups;
+                nanos += r.parkedNanos;
+                if (r.parked) {
+                    nanos += Math.max(0L, now - r.parkStart);
                 }
-            } finally {
-                s.lock.unlock();
             }
+        } finally {
+            lock.unlock();
         }
         return new long[] {parks, wakeups, nanos};
     }
 
     /** Number of workers counted as sleeping right now. */
     public int sleepingWorkers() {
-        return (int) (lvCtl() & SLEEPING_MASK);
+        return sleeping(lvCtl());
+    }
+
+    /** Number of workers counted as searching right now. */
+    public int searchingWorkers() {
+        return searching(lvCtl());
     }
 
     @Override
@@ -338,9 +475,9 @@ public final class Sleep extends SleepCtl {
     }
 
     static String describe(long c) {
-        long jec = c >>> SLEEPING_BITS;
+        long jec = c >>> JEC_SHIFT;
         return "Sleep[jec=" + jec + ((jec & 1) != 0 ? " (sleepy)" : "")
-                + ", sleeping=" + (c & SLEEPING_MASK) + "]";
+                + ", searching=" + searching(c) + ", sleeping=" + sleeping(c) + "]";
     }
 }
 

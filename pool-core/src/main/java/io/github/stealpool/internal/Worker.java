@@ -14,18 +14,17 @@ import java.util.function.BooleanSupplier;
  * onto its own slow path (the CAS on the last element) sooner.
  *
  * <h2>Idle protocol</h2>
- * A worker that finds nothing searches again {@link #SPIN_ROUNDS} times with a short
- * {@link Thread#onSpinWait()} pause, then announces itself sleepy, searches once more, and parks
- * through {@link Sleep}, which proves that no job posted meanwhile is missed. A woken worker
- * starts the rounds again.
- *
- * <p>There is no {@link Thread#yield()} phase between spinning and parking, although Rayon has
- * one: on Linux's EEVDF scheduler (6.6 and later) a {@code sched_yield} pushes the thread's
- * virtual deadline back, and the next time it is woken onto a busy CPU it waits instead of
- * preempting. Measured with a submitter spinning for its task after 2 ms of idleness: 16
- * yields before parking made the wake-up take 1.9 ms (median), even one yield put the 90th
- * percentile at 3.7 ms; without them it takes 45 us (WakeupLatencyBenchmark). Throughput on
- * bursts of small tasks stayed within noise.
+ * A worker that finds nothing in its own deque asks {@link Sleep} to let it search
+ * ({@link Sleep#tryStartSearching}, at most half the pool at once). A searcher searches again
+ * {@link #spinRounds} times with a short {@link Thread#onSpinWait()} pause, then
+ * {@link #yieldRounds} times with a {@link Thread#yield()} (the pool's
+ * {@code IdleStrategy}); then it stops searching, announces itself sleepy, searches once more,
+ * and parks through {@link Sleep}, which proves that no job posted meanwhile is missed. A worker
+ * refused as a searcher goes straight to the announcement. A worker woken for new work is a
+ * searcher and starts the rounds again. A searcher that finds work stops searching at once; if
+ * it was the last one while others sleep, and it sees more work queued, it wakes the next
+ * searcher ({@link #leaveSearch}): wake-ups spread from worker to worker, not from the
+ * submitter.
  *
  * <h2>Waiting inside a task</h2>
  * A task that joins runs other work meanwhile ({@link #awaitLatch}): its own forks, then the
@@ -41,20 +40,16 @@ import java.util.function.BooleanSupplier;
  */
 public final class Worker implements Runnable {
 
-    /**
-     * Searches with a spin pause before parking: a task posted within a few microseconds of
-     * the worker running dry is picked up without a context switch.
-     */
-    static final int SPIN_ROUNDS = 8;
+    /** Searches with a spin-wait pause before parking (the pool's {@code IdleStrategy}). */
+    private final int spinRounds;
+    /** Then searches with a {@link Thread#yield()} before parking. */
+    private final int yieldRounds;
+    /** Spin and yield rounds together: the round at which a searcher gives up. */
+    private final int searchRounds;
     /** {@link Thread#onSpinWait()} calls between two searches of the spin phase. */
     static final int SPINS_PER_ROUND = 64;
-    /**
-     * Spin rounds of this worker: {@link #SPIN_ROUNDS}, or none when the pool has more workers
-     * than the machine has cores. A spinning worker then takes a core from a worker or submitter
-     * with real work: with 8 workers on 2 cores, spinning made an outside thread's burst of tiny
-     * tasks 2.2x slower than ForkJoinPool's (OversubscriptionBenchmark).
-     */
-    private final int spinRounds;
+    /** Counted as searching in {@link Sleep}: see {@link #leaveSearch}. */
+    private boolean searching;
 
     /** Set by a worker thread the pool did not create itself (a user's ThreadFactory). */
     static final ThreadLocal<Worker> CURRENT = new ThreadLocal<>();
@@ -73,12 +68,14 @@ public final class Worker implements Runnable {
     private int seed;
     private int injectionPolls;
 
-    Worker(Scheduler scheduler, int index) {
+    Worker(Scheduler scheduler, int index, int spinRounds, int yieldRounds) {
         this.scheduler = scheduler;
         this.index = index;
         // Any non-zero seed works for xorshift; spread the indexes so neighbours differ.
         this.seed = (index + 1) * 0x9E3779B9 | 1;
-        this.spinRounds = scheduler.parallelism() > Runtime.getRuntime().availableProcessors() ? 0 : SPIN_ROUNDS;
+        this.spinRounds = spinRounds;
+        this.yieldRounds = yieldRounds;
+        this.searchRounds = (int) Math.min(Integer.MAX_VALUE - 1, (long) spinRounds + yieldRounds);
     }
 
     /**
@@ -196,54 +193,64 @@ public final class Worker implements Runnable {
         long jec = 0;
         boolean registered = false;
         boolean slept = false;
-        for (int round = 0; !latch.isSet(); round++) {
-            if (interruptible && (Thread.interrupted() || s.isStopping())) {
-                throw new InterruptedException();
-            }
-            // Past the depth bound only the running task's own forks (above its floor) may be
-            // run on this stack; anything older waits for other workers.
-            Runnable t = mayScan || deque.bottomIndex() > taskFloor ? deque.pop() : null;
-            if (t == null && mayScan) {
-                t = scan();
-            }
-            if (t != null) {
-                runNested(t);
-                stats.incCompleted();
-                round = -1;
-                continue;
-            }
-            if (!mayScan) {
-                latch.parkUntilSet(interruptible); // the awaited task runs elsewhere
-                return;
-            }
-            if (round < spinRounds) {
-                spinPause();
-            } else if (round == spinRounds) {
-                if (!registered) {
-                    registered = true;
-                    if (!latch.addSleepingWorker(this)) {
-                        return; // set meanwhile
+        try {
+            for (int round = 0; !latch.isSet(); round++) {
+                if (interruptible && (Thread.interrupted() || s.isStopping())) {
+                    throw new InterruptedException();
+                }
+                // Past the depth bound only the running task's own forks (above its floor) may
+                // be run on this stack; anything older waits for other workers.
+                Runnable t = mayScan || deque.bottomIndex() > taskFloor ? deque.pop() : null;
+                if (t == null && mayScan) {
+                    t = scan();
+                }
+                if (t != null) {
+                    leaveSearch();
+                    runNested(t);
+                    stats.incCompleted();
+                    round = -1;
+                    continue;
+                }
+                if (!mayScan) {
+                    latch.parkUntilSet(interruptible); // the awaited task runs elsewhere
+                    return;
+                }
+                if (round < spinRounds) {
+                    idleSpin();
+                } else if (round < searchRounds) {
+                    idleYield();
+                } else if (round == searchRounds) {
+                    leaveSearch();
+                    if (!registered) {
+                        registered = true;
+                        if (!latch.addSleepingWorker(this)) {
+                            return; // set meanwhile
+                        }
+                    }
+                    jec = s.sleep.announceSleepy();
+                } else if (!s.injection.isEmpty()) {
+                    spinPause(); // see awaitWork
+                    round = searchRounds - 1;
+                } else {
+                    BooleanSupplier abort = interruptible
+                            ? () -> latch.isSet() || s.isStopping() || Thread.currentThread().isInterrupted()
+                            : latch::isSet;
+                    int woken = s.sleep.sleep(index, jec, abort, interruptible);
+                    if (woken != Sleep.BACKED_OUT) {
+                        slept = true;
+                        searching = woken == Sleep.WOKEN_TO_SEARCH;
+                        round = -1;
+                    } else {
+                        round = searchRounds - 1;
                     }
                 }
-                jec = s.sleep.announceSleepy();
-            } else if (!s.injection.isEmpty()) {
-                spinPause(); // see awaitWork
-                round = spinRounds - 1;
-            } else {
-                BooleanSupplier abort = interruptible
-                        ? () -> latch.isSet() || s.isStopping() || Thread.currentThread().isInterrupted()
-                        : latch::isSet;
-                if (s.sleep.sleep(index, jec, abort, interruptible)) {
-                    slept = true;
-                    round = -1;
-                } else {
-                    round = spinRounds - 1;
-                }
             }
+        } finally {
+            leaveSearch(); // woken to search but leaving for our latch: pass the search on
         }
         if (slept && (!s.injection.isEmpty() || s.queuedTasks() > 0)) {
-            // The wake-up that ended our sleep may have been meant for a new job (wakeOne picks
-            // any sleeper); we are leaving without looking for it, so pass it on.
+            // Woken by our latch's completer, we may have been the sleeper a poster counted on
+            // (Sleep's proof, second case); we are leaving without looking, so pass it on.
             s.sleep.notifyNewJob();
         }
     }
@@ -286,6 +293,9 @@ public final class Worker implements Runnable {
             runLoop();
             normalExit = true;
         } finally {
+            // A thread that dies while searching (out of memory in the idle loop) must not
+            // leave its search counted: posters would wait for it forever.
+            leaveSearch();
             if (foreignThread) {
                 CURRENT.remove();
             }
@@ -371,34 +381,73 @@ public final class Worker implements Runnable {
     /** The idle protocol; returns a task, or null when the worker must exit. */
     private Runnable awaitWork() {
         final Scheduler s = scheduler;
+        searching = s.sleep.tryStartSearching();
         long jec = 0;
-        for (int round = 0; ; round++) {
+        // A worker refused as a searcher goes straight to the announcement, after one search.
+        for (int round = searching ? 0 : searchRounds; ; round++) {
             if (s.isStopping()) {
+                leaveSearch();
                 return null;
             }
             Runnable t = scan();
             if (t != null) {
+                leaveSearch();
                 return t;
             }
             if (s.isShutdown() && s.tryRetire(this)) {
+                leaveSearch();
                 return null;
             }
             if (round < spinRounds) {
-                spinPause();
-            } else if (round == spinRounds) {
+                idleSpin();
+            } else if (round < searchRounds) {
+                idleYield();
+            } else if (round == searchRounds) {
+                leaveSearch();
                 jec = s.sleep.announceSleepy(); // the next round's scan is the one Sleep relies on
             } else if (!s.injection.isEmpty()) {
                 // Tasks are queued but other workers held their stripes for a moment: this
                 // check, after the sleepy announcement, is the search Sleep's proof relies on
                 // for injected tasks. Do not sleep on them; pause, look again, announce again.
                 spinPause();
-                round = spinRounds - 1;
+                round = searchRounds - 1;
             } else {
-                // Woken: start the rounds again. Backed out because a job was posted: search,
-                // then announce again.
-                round = s.sleep.sleep(index, jec) ? -1 : spinRounds - 1;
+                int woken = s.sleep.sleep(index, jec);
+                // Woken for new work: search from the first round. Woken otherwise (shutdown),
+                // or backed out because a job was posted: search once, then announce again.
+                searching = woken == Sleep.WOKEN_TO_SEARCH;
+                round = searching ? -1 : searchRounds - 1;
             }
         }
+    }
+
+    /**
+     * Stops searching, if this worker searches: it found work, gives up, or leaves the idle
+     * loop. If it was the last searcher while others sleep, and it sees work queued anywhere, it
+     * wakes the next searcher. Sleep's proof needs this look, made after the searcher count
+     * dropped, for the jobs whose posters woke nobody because we searched: even a searcher that
+     * gives up may find another job in its last search and never sleep. The count drops before
+     * the flag clears, so nothing in between can leave the count raised.
+     */
+    private void leaveSearch() {
+        if (searching) {
+            Scheduler s = scheduler;
+            boolean handOn = s.sleep.stopSearching();
+            searching = false;
+            if (handOn && s.hasQueuedWork()) {
+                s.sleep.wakeSearcher();
+            }
+        }
+    }
+
+    private void idleSpin() {
+        stats.incSpinRounds();
+        spinPause();
+    }
+
+    private void idleYield() {
+        stats.incYieldRounds();
+        Thread.yield();
     }
 
     /** A short busy wait between two searches: {@link #SPINS_PER_ROUND} spin-wait hints. */

@@ -5,7 +5,8 @@ import java.lang.invoke.VarHandle;
 
 /**
  * The counters one worker keeps on its hot path: tasks it completed, tasks it pushed on its own
- * deque, and its steals. Summed on read by {@link Scheduler#statistics()}.
+ * deque, and its steals; and, on its idle path, its spin and yield rounds. Summed on read by
+ * {@link Scheduler#statistics()} and {@link Scheduler#idleRounds()}.
  *
  * <h2>Threading and orderings</h2>
  * <ul>
@@ -39,6 +40,8 @@ public final class WorkerStats extends WorkerStatsPad1 {
     private static final VarHandle SUBMITTED;
     private static final VarHandle STEALS;
     private static final VarHandle STEAL_ATTEMPTS;
+    private static final VarHandle SPIN_ROUNDS;
+    private static final VarHandle YIELD_ROUNDS;
 
     static {
         try {
@@ -47,6 +50,8 @@ public final class WorkerStats extends WorkerStatsPad1 {
             SUBMITTED = l.findVarHandle(WorkerStatsCounters.class, "submitted", long.class);
             STEALS = l.findVarHandle(WorkerStatsCounters.class, "steals", long.class);
             STEAL_ATTEMPTS = l.findVarHandle(WorkerStatsCounters.class, "stealAttempts", long.class);
+            SPIN_ROUNDS = l.findVarHandle(WorkerStatsCounters.class, "spinRounds", long.class);
+            YIELD_ROUNDS = l.findVarHandle(WorkerStatsCounters.class, "yieldRounds", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -78,7 +83,25 @@ public final class WorkerStats extends WorkerStatsPad1 {
         }
     }
 
+    // Owner only, on the idle path: always kept, as Sleep's statistics are.
+
+    void incSpinRounds() {
+        SPIN_ROUNDS.setOpaque(this, spinRounds + 1);
+    }
+
+    void incYieldRounds() {
+        YIELD_ROUNDS.setOpaque(this, yieldRounds + 1);
+    }
+
     // Any thread.
+
+    long spinRounds() {
+        return (long) SPIN_ROUNDS.getOpaque(this);
+    }
+
+    long yieldRounds() {
+        return (long) YIELD_ROUNDS.getOpaque(this);
+    }
 
     long completed() {
         return (long) COMPLETED.getOpaque(this);
@@ -111,6 +134,10 @@ abstract class WorkerStatsCounters extends WorkerStatsPad0 {
     long steals;
     /** Looks into another worker's deque, successful or not. */
     long stealAttempts;
+    /** Idle searches followed by a spin-wait pause (IdleStrategy's first phase). */
+    long spinRounds;
+    /** Idle searches followed by Thread.yield() (IdleStrategy's second phase). */
+    long yieldRounds;
 }
 
 abstract class WorkerStatsPad1 extends WorkerStatsCounters {

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +26,7 @@ class SleepTest {
         long jec = sleep.announceSleepy();
         assertTrue(sleep.toString().contains("sleepy"), sleep.toString());
         sleep.notifyNewJob();
-        assertFalse(sleep.sleep(0, jec), "the worker must not block: a job came after its announcement");
+        assertEquals(Sleep.BACKED_OUT, sleep.sleep(0, jec), "the worker must not block: a job came after its announcement");
         assertEquals(0, sleep.sleepingWorkers());
     }
 
@@ -40,49 +41,142 @@ class SleepTest {
     @Test
     void aWorkerBacksOutWhenThePoolIsShuttingDown() {
         Sleep sleep = new Sleep(1, () -> true);
-        assertFalse(sleep.sleep(0, sleep.announceSleepy()));
+        assertEquals(Sleep.BACKED_OUT, sleep.sleep(0, sleep.announceSleepy()));
         assertEquals(0, sleep.sleepingWorkers(), "a worker that backs out uncounts itself");
     }
 
     @Test
-    void eachJobWakesExactlyOneSleeper() throws Exception {
+    void aPostWakesOneSleeperAsASearcherAndFurtherPostsWaitForIt() throws Exception {
         int n = 3;
         Sleep sleep = new Sleep(n, () -> false);
-        AtomicInteger woken = new AtomicInteger();
+        List<Integer> woken = new CopyOnWriteArrayList<>();
         List<Thread> threads = startSleepers(sleep, n, woken);
-        sleep.notifyNewJob(); // the waker uncounts the sleeper before it returns
+        sleep.notifyNewJob(); // the waker moves the sleeper to the searchers before it returns
         assertEquals(n - 1, sleep.sleepingWorkers());
-        await().atMost(HANG).until(() -> woken.get() == 1);
+        assertEquals(1, sleep.searchingWorkers());
+        await().atMost(HANG).until(() -> woken.size() == 1);
+        assertEquals(Sleep.WOKEN_TO_SEARCH, (int) woken.get(0));
+        sleep.notifyNewJob(); // somebody searches: it will find this job, or pass the search on
         sleep.notifyNewJob();
+        assertEquals(n - 1, sleep.sleepingWorkers(), "no wake-up while a searcher is on its way");
+        assertTrue(sleep.stopSearching(), "the last searcher, with sleepers left, is told so");
+        assertEquals(0, sleep.searchingWorkers());
+        sleep.wakeSearcher(); // it saw work queued: the next searcher
         assertEquals(n - 2, sleep.sleepingWorkers());
-        await().atMost(HANG).until(() -> woken.get() == 2);
+        assertEquals(1, sleep.searchingWorkers());
+        sleep.wakeSearcher(); // somebody searches already: nobody more
+        assertEquals(n - 2, sleep.sleepingWorkers());
         sleep.wakeAll();
         assertEquals(0, sleep.sleepingWorkers());
         for (Thread t : threads) {
             t.join(TimeUnit.SECONDS.toMillis(30));
             assertFalse(t.isAlive());
         }
-        assertEquals(n, woken.get());
+        List<Integer> how = new ArrayList<>(woken);
+        how.sort(null); // the last two wake-ups race to record themselves
+        assertEquals(List.of(Sleep.WOKEN, Sleep.WOKEN_TO_SEARCH, Sleep.WOKEN_TO_SEARCH), how);
+        assertEquals(1, sleep.searchingWorkers(), "the second woken to search still counts as a searcher");
     }
 
     @Test
-    void aBatchOfJobsWakesOneSleeperPerJob() throws Exception {
-        int n = 3;
-        Sleep sleep = new Sleep(n, () -> false);
-        AtomicInteger woken = new AtomicInteger();
-        List<Thread> threads = startSleepers(sleep, n, woken);
-        sleep.notifyNewJobs(2); // two jobs published together: two sleepers, not one
-        assertEquals(n - 2, sleep.sleepingWorkers());
-        await().atMost(HANG).until(() -> woken.get() == 2);
-        sleep.notifyNewJobs(5); // more jobs than sleepers: wakes the last, then stops
-        assertEquals(0, sleep.sleepingWorkers());
+    void theLastWorkerToFallAsleepIsTheFirstWoken() throws Exception {
+        Sleep sleep = new Sleep(3, () -> false);
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < 3; i++) { // one at a time, so the stack order is known
+            threads.add(startSleeper(sleep, i, order));
+            int asleep = i + 1;
+            await().atMost(HANG).until(() -> sleep.sleepingWorkers() == asleep);
+        }
+        for (int i = 0; i < 3; i++) {
+            sleep.notifyNewJob();
+            int wokenSoFar = i + 1;
+            await().atMost(HANG).until(() -> order.size() == wokenSoFar);
+            assertTrue(sleep.stopSearching() || i == 2, "sleepers are left until the last");
+        }
+        assertEquals(List.of(2, 1, 0), order);
         for (Thread t : threads) {
             t.join(TimeUnit.SECONDS.toMillis(30));
-            assertFalse(t.isAlive());
         }
-        String before = sleep.toString();
-        sleep.notifyNewJobs(3); // nobody sleepy or asleep: nothing changes
-        assertEquals(before, sleep.toString());
+    }
+
+    @Test
+    void aWorkerWokenByNameLeavesTheOthersInOrder() throws Exception {
+        Sleep sleep = new Sleep(3, () -> false);
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            threads.add(startSleeper(sleep, i, order));
+            int asleep = i + 1;
+            await().atMost(HANG).until(() -> sleep.sleepingWorkers() == asleep);
+        }
+        sleep.wakeWorker(1); // from the middle of the stack
+        await().atMost(HANG).until(() -> order.size() == 1);
+        assertEquals(2, sleep.sleepingWorkers());
+        assertEquals(0, sleep.searchingWorkers(), "woken by name, not to search");
+        sleep.notifyNewJob();
+        await().atMost(HANG).until(() -> order.size() == 2);
+        sleep.stopSearching();
+        sleep.notifyNewJob();
+        await().atMost(HANG).until(() -> order.size() == 3);
+        assertEquals(List.of(1, 2, 0), order);
+        for (Thread t : threads) {
+            t.join(TimeUnit.SECONDS.toMillis(30));
+        }
+    }
+
+    @Test
+    void anInterruptibleSleeperTakesItselfOffTheStack() throws Exception {
+        Sleep sleep = new Sleep(2, () -> false);
+        AtomicInteger how = new AtomicInteger(-1);
+        AtomicBoolean interrupted = new AtomicBoolean();
+        Thread t = new Thread(() -> {
+            int h;
+            while ((h = sleep.sleep(0, sleep.announceSleepy(), () -> false, true)) == Sleep.BACKED_OUT) {
+                Thread.onSpinWait();
+            }
+            how.set(h);
+            interrupted.set(Thread.currentThread().isInterrupted());
+        });
+        t.start();
+        await().atMost(HANG).until(() -> sleep.sleepingWorkers() == 1 && t.getState() == Thread.State.WAITING);
+        t.interrupt();
+        t.join(TimeUnit.SECONDS.toMillis(30));
+        assertFalse(t.isAlive());
+        assertEquals(Sleep.WOKEN, how.get());
+        assertTrue(interrupted.get(), "the interrupt stays set for the caller");
+        assertEquals(0, sleep.sleepingWorkers(), "it uncounted itself");
+        sleep.notifyNewJob(); // nobody on the stack: nothing to wake, nothing breaks
+        assertEquals(0, sleep.searchingWorkers());
+    }
+
+    @Test
+    void searchersAreAtMostHalfThePool() {
+        Sleep sleep = new Sleep(4, () -> false);
+        assertTrue(sleep.tryStartSearching());
+        assertTrue(sleep.tryStartSearching());
+        assertFalse(sleep.tryStartSearching(), "two of four search already");
+        assertEquals(2, sleep.searchingWorkers());
+        assertFalse(sleep.stopSearching(), "nobody sleeps: no wake-up needed");
+        assertTrue(sleep.tryStartSearching());
+        Sleep single = new Sleep(1, () -> false);
+        assertTrue(single.tryStartSearching(), "a pool of one may search");
+    }
+
+    @Test
+    void aSearcherMeansNoWakeUpButTheJecStillMoves() throws Exception {
+        Sleep sleep = new Sleep(2, () -> false);
+        List<Integer> woken = new CopyOnWriteArrayList<>();
+        Thread sleeper = startSleepers(sleep, 1, woken).get(0);
+        assertTrue(sleep.tryStartSearching());
+        long jec = sleep.announceSleepy(); // a third party, sleepy
+        sleep.notifyNewJob();
+        assertEquals(1, sleep.sleepingWorkers(), "the searcher will see the job");
+        assertEquals(Sleep.BACKED_OUT, sleep.sleep(1, jec), "but a sleepy worker must back out");
+        assertTrue(sleep.stopSearching());
+        sleep.wakeSearcher();
+        sleeper.join(TimeUnit.SECONDS.toMillis(30));
+        assertEquals(List.of(Sleep.WOKEN_TO_SEARCH), woken);
     }
 
     @Test
@@ -90,7 +184,7 @@ class SleepTest {
         Sleep sleep = new Sleep(1, () -> false);
         AtomicBoolean stillInterrupted = new AtomicBoolean();
         Thread t = new Thread(() -> {
-            while (!sleep.sleep(0, sleep.announceSleepy())) {
+            while (sleep.sleep(0, sleep.announceSleepy()) == Sleep.BACKED_OUT) {
                 Thread.onSpinWait();
             }
             stillInterrupted.set(Thread.currentThread().isInterrupted());
@@ -111,11 +205,11 @@ class SleepTest {
     void aLatchWaiterIsWokenByNameAndBacksOutIfItsLatchIsSet() throws Exception {
         Sleep sleep = new Sleep(2, () -> false);
         Signal latch = new Signal();
-        assertFalse(sleep.sleep(1, sleep.announceSleepy(), () -> true), "abort condition holds");
+        assertEquals(Sleep.BACKED_OUT, sleep.sleep(1, sleep.announceSleepy(), () -> true), "abort condition holds");
         assertEquals(0, sleep.sleepingWorkers());
         AtomicBoolean woke = new AtomicBoolean();
         Thread t = new Thread(() -> {
-            while (!sleep.sleep(1, sleep.announceSleepy(), latch::isSet)) {
+            while (sleep.sleep(1, sleep.announceSleepy(), latch::isSet) == Sleep.BACKED_OUT) {
                 if (latch.isSet()) {
                     break;
                 }
@@ -140,22 +234,40 @@ class SleepTest {
     }
 
     /** Starts one thread per worker index that sleeps until woken; returns once all are blocked. */
-    private static List<Thread> startSleepers(Sleep sleep, int n, AtomicInteger woken) {
+    private static List<Thread> startSleepers(Sleep sleep, int n, List<Integer> woken) {
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            int index = i;
-            Thread t = new Thread(() -> {
-                while (!sleep.sleep(index, sleep.announceSleepy())) {
-                    Thread.onSpinWait(); // another worker's announcement moved the counter
-                }
-                woken.incrementAndGet();
-            }, "sleeper-" + i);
-            threads.add(t);
-            t.start();
+            threads.add(startSleeper(sleep, i, null));
         }
         await().atMost(HANG).until(() -> sleep.sleepingWorkers() == n
                 && threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING));
+        for (Thread t : threads) {
+            WOKEN.put(t, woken);
+        }
         return threads;
     }
 
+    private static final java.util.Map<Thread, List<Integer>> WOKEN = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * Starts a thread that sleeps as worker {@code index} until woken, then records how it was
+     * woken in the list registered for it (startSleepers) or its index in {@code order}.
+     */
+    private static Thread startSleeper(Sleep sleep, int index, List<Integer> order) {
+        Thread t = new Thread(() -> {
+            int how;
+            while ((how = sleep.sleep(index, sleep.announceSleepy())) == Sleep.BACKED_OUT) {
+                Thread.onSpinWait(); // another worker's announcement moved the counter
+            }
+            if (order != null) {
+                order.add(index);
+            } else {
+                Thread self = Thread.currentThread(); // Awaitility polls on a thread of its own
+                await().atMost(HANG).until(() -> WOKEN.containsKey(self));
+                WOKEN.get(self).add(how);
+            }
+        }, "sleeper-" + index);
+        t.start();
+        return t;
+    }
 }
