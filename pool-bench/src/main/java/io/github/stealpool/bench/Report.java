@@ -1,7 +1,6 @@
 package io.github.stealpool.bench;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,7 +19,8 @@ import org.knowm.xchart.style.Styler;
 /**
  * Turns the suite's measurements into a Markdown table per benchmark and one PNG chart of how
  * much faster our pool is than each alternative, case by case. Every comparison is within one
- * run: ratios are the alternative's time divided by ours (above 1: ours is faster).
+ * run: ratios are the alternative's time divided by ours (above 1: ours is faster). The
+ * scaling-with-workers suite has its own table and chart, {@link ParallelismReport}.
  */
 final class Report {
 
@@ -35,6 +35,9 @@ final class Report {
     Report(List<Measurement> measurements) {
         Map<String, Row> byKey = new LinkedHashMap<>();
         for (Measurement m : measurements) {
+            if (ParallelismReport.covers(m)) {
+                continue; // curves against parallelism: a table and chart of their own
+            }
             String group = m.benchmark();
             String label = m.caseParams();
             double value = m.score();
@@ -62,7 +65,8 @@ final class Report {
         rows.addAll(byKey.values());
     }
 
-    private static double nanosPer(String unit) {
+    /** Nanoseconds in the time unit of a JMH score unit such as {@code ms/op}. */
+    static double nanosPer(String unit) {
         switch (unit) {
             case "ms/op": return 1e6;
             case "us/op": return 1e3;
@@ -146,7 +150,7 @@ final class Report {
         return md.toString();
     }
 
-    private static String format(double v) {
+    static String format(double v) {
         if (v >= 100) {
             return String.format(Locale.ROOT, "%.0f", v);
         }
@@ -200,10 +204,5 @@ final class Report {
 
     private static String shortGroup(String group) {
         return group.replace("Benchmark.", ".");
-    }
-
-    void writeMarkdown(String context, Path md) throws IOException {
-        Files.createDirectories(md.toAbsolutePath().getParent());
-        Files.writeString(md, markdown(context), StandardCharsets.UTF_8);
     }
 }

@@ -1,12 +1,16 @@
 package io.github.stealpool.bench;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
@@ -17,7 +21,11 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * Runs the whole benchmark suite and writes JMH's JSON, a Markdown table and a PNG chart.
+ * Runs the whole benchmark suite and writes JMH's JSON ({@code results.json}), the Markdown tables
+ * ({@code results.md}) and PNG charts: {@code results.png} (stealpool's speed relative to each
+ * alternative, case by case) and {@code parallelism.png} (throughput against workers, from
+ * {@link ParallelismBenchmark} and {@link ParallelismFibBenchmark}). Each chart is written only
+ * when its benchmarks ran.
  *
  * <pre>
  * java -cp pool-bench/target/benchmarks.jar io.github.stealpool.bench.Suite [options]
@@ -26,14 +34,16 @@ import org.openjdk.jmh.runner.options.TimeValue;
  *   --out=DIR          where the files go (default bench-results)
  *   --jvm=PATH         the java to fork the benchmarks with (default: this one)
  *   --include=REGEX    only the benchmarks matching (default: the whole suite)
+ *   --param=NAME=V,... these values of a JMH parameter, such as --param=parallelism=1,2,4
+ *                      (repeatable; default: each benchmark's own)
  * </pre>
  */
 public final class Suite {
 
-    /** The suites of the benchmark issue, in report order. */
+    /** The suites of the benchmark issue, then scaling with workers (issue 12), in report order. */
     static final String DEFAULT_INCLUDE = "\\.(SubmitBenchmark|ForkJoinBenchmark|WakeupLatencyBenchmark"
             + "|IdleCostBenchmark|RangeBenchmark|RangeProfileBenchmark|RangeCriteriaBenchmark|OversubscriptionBenchmark"
-            + "|ScalingBenchmark)\\.";
+            + "|ScalingBenchmark|ParallelismBenchmark|ParallelismFibBenchmark)\\.";
 
     private Suite() {
     }
@@ -43,6 +53,7 @@ public final class Suite {
         Path out = Path.of("bench-results");
         String jvm = null;
         String include = DEFAULT_INCLUDE;
+        Map<String, String[]> params = new LinkedHashMap<>();
         for (String a : args) {
             if (a.startsWith("--profile=")) {
                 profile = a.substring("--profile=".length());
@@ -52,6 +63,10 @@ public final class Suite {
                 jvm = a.substring("--jvm=".length());
             } else if (a.startsWith("--include=")) {
                 include = a.substring("--include=".length());
+            } else if (a.startsWith("--param=") && a.indexOf('=', "--param=".length()) > "--param=".length()) {
+                String param = a.substring("--param=".length());
+                int eq = param.indexOf('=');
+                params.put(param.substring(0, eq), param.substring(eq + 1).split(","));
             } else {
                 throw new IllegalArgumentException("unknown option " + a + " (see the Suite class comment)");
             }
@@ -59,7 +74,7 @@ public final class Suite {
         if (!profile.equals("quick") && !profile.equals("full")) {
             throw new IllegalArgumentException("--profile must be quick or full: " + profile);
         }
-        java.nio.file.Files.createDirectories(out);
+        Files.createDirectories(out);
         Path json = out.resolve("results.json");
         ChainedOptionsBuilder options = new OptionsBuilder()
                 .include(include)
@@ -73,21 +88,34 @@ public final class Suite {
         if (jvm != null) {
             options.jvm(jvm);
         }
+        params.forEach(options::param);
         Collection<RunResult> results = new Runner(options.build()).run();
 
         List<Measurement> measurements = measurements(results);
         String jdk = results.isEmpty() ? "?" : results.iterator().next().getParams().getJdkVersion();
         String vm = results.isEmpty() ? "?" : results.iterator().next().getParams().getVmName();
+        int cores = Runtime.getRuntime().availableProcessors();
         String context = String.format("Machine: %d cores (%s, %s). JDK %s (%s). Date %s. Profile: %s.",
-                Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"),
-                System.getProperty("os.arch"), jdk, vm, LocalDate.now(), profile);
+                cores, System.getProperty("os.name"), System.getProperty("os.arch"), jdk, vm, LocalDate.now(), profile);
+        String machine = "JDK " + jdk + ", " + cores + " cores, " + LocalDate.now();
         Report report = new Report(measurements);
-        report.writeMarkdown("## Benchmark results\n\n" + context, out.resolve("results.md"));
-        report.chart("stealpool vs the JDK's executors: JDK " + jdk + ", "
-                + Runtime.getRuntime().availableProcessors() + " cores, " + LocalDate.now(),
-                out.resolve("results.png"));
-        System.out.println(report.markdown(context));
-        System.out.println("Wrote " + json + ", " + out.resolve("results.md") + ", " + out.resolve("results.png"));
+        ParallelismReport parallelism = new ParallelismReport(measurements, cores);
+        List<Path> written = new ArrayList<>(List.of(json, out.resolve("results.md")));
+        String markdown = report.rows().isEmpty() ? "## Benchmark results\n"
+                : report.markdown("## Benchmark results\n\n" + context);
+        if (!report.rows().isEmpty()) {
+            report.chart("stealpool vs the JDK's executors: " + machine, out.resolve("results.png"));
+            written.add(out.resolve("results.png"));
+        }
+        if (!parallelism.isEmpty()) {
+            markdown += "\n" + parallelism.markdown(context);
+            parallelism.chart("Throughput against workers, stealpool vs the JDK's executors: " + machine,
+                    out.resolve("parallelism.png"));
+            written.add(out.resolve("parallelism.png"));
+        }
+        Files.writeString(out.resolve("results.md"), markdown, StandardCharsets.UTF_8);
+        System.out.println(markdown);
+        System.out.println("Wrote " + written.stream().map(Path::toString).collect(Collectors.joining(", ")));
     }
 
     static List<Measurement> measurements(Collection<RunResult> results) {
