@@ -1,5 +1,6 @@
 package io.github.stealpool.bench;
 
+import io.github.stealpool.IdleStrategy;
 import io.github.stealpool.WorkStealingPool;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -37,7 +38,8 @@ enum Contender {
     ExecutorService create(int parallelism) {
         switch (this) {
             case STEALPOOL:
-                return WorkStealingPool.builder().parallelism(parallelism).daemon(true).build();
+                return WorkStealingPool.builder().parallelism(parallelism).daemon(true)
+                        .idleStrategy(idleStrategy()).build();
             case FORKJOIN:
                 return new ForkJoinPool(parallelism);
             case FORKJOIN_ASYNC:
@@ -49,6 +51,23 @@ enum Contender {
                     return t;
                 });
         }
+    }
+
+    /**
+     * Our pool's idle strategy: {@code IdleStrategy.standard()}, or the spin and yield rounds
+     * given as {@code -Dbench.idle=SPINS,YIELDS} (pass it to the forks with JMH's
+     * {@code -jvmArgsAppend}), to compare strategies in the same suites.
+     */
+    static IdleStrategy idleStrategy() {
+        String rounds = System.getProperty("bench.idle");
+        if (rounds == null || rounds.isEmpty()) {
+            return IdleStrategy.standard();
+        }
+        String[] sy = rounds.split(",");
+        if (sy.length != 2) {
+            throw new IllegalArgumentException("bench.idle must be SPINS,YIELDS: " + rounds);
+        }
+        return IdleStrategy.backoff(Integer.parseInt(sy[0].trim()), Integer.parseInt(sy[1].trim()));
     }
 
     static void stop(ExecutorService pool) throws InterruptedException {

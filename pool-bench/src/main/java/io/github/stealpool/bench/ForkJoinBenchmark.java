@@ -53,7 +53,8 @@ public class ForkJoinBenchmark {
     public void setUp() {
         int parallelism = Runtime.getRuntime().availableProcessors();
         if (pool.startsWith("stealpool")) {
-            ours = WorkStealingPool.builder().parallelism(parallelism).daemon(true).build();
+            ours = WorkStealingPool.builder().parallelism(parallelism).daemon(true)
+                    .idleStrategy(Contender.idleStrategy()).build();
         } else {
             theirs = (ForkJoinPool) Contender.of(pool).create(parallelism);
         }
