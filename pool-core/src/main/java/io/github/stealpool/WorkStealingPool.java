@@ -98,7 +98,7 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
                 : "stealpool-" + POOL_IDS.incrementAndGet();
         this.scheduler = new Scheduler(b.parallelism, name, b.threadFactory,
                 b.daemon != null && b.daemon, b.uncaughtExceptionHandler,
-                b.idleStrategy.spinRounds(b.parallelism), b.idleStrategy.yieldRounds());
+                b.idleStrategy.spinRounds(), b.idleStrategy.yieldRounds());
         scheduler.start();
     }
 

@@ -42,21 +42,9 @@ class IdleStrategyTest {
     }
 
     @Test
-    void theStandardStrategySpinsWithoutYielding() throws Exception {
-        assertIdleSpells(IdleStrategy.standard(), IdleStrategy.STANDARD_SPIN_ROUNDS, 0);
-    }
-
-    @Test
-    void theStandardStrategyDoesNotSpinWhenWorkersOutnumberCores() {
-        int cores = Runtime.getRuntime().availableProcessors();
-        assertEquals(IdleStrategy.STANDARD_SPIN_ROUNDS, IdleStrategy.standard().spinRounds(cores));
-        assertEquals(0, IdleStrategy.standard().spinRounds(cores + 1));
-        assertEquals(0, IdleStrategy.standard().yieldRounds());
-        assertEquals(5, IdleStrategy.backoff(5, 1).spinRounds(cores + 1), "explicit rounds are kept");
-        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(cores + 1).daemon(true).build()) {
-            await().atMost(HANG).until(() -> pool.sleepingWorkers() == cores + 1);
-            assertEquals(0, pool.idleRounds()[0], "no worker spun");
-        }
+    void theStandardStrategyParksAfterItsSearches() throws Exception {
+        assertEquals(IdleStrategy.backoff(0, 0), IdleStrategy.standard());
+        assertIdleSpells(IdleStrategy.standard(), 0, 0);
     }
 
     @Test
@@ -77,7 +65,6 @@ class IdleStrategyTest {
         assertNotEquals(IdleStrategy.backoff(2, 1), IdleStrategy.backoff(1, 2));
         assertNotEquals(IdleStrategy.standard(), IdleStrategy.backoff(8, 0));
         assertEquals("IdleStrategy.backoff(2, 1)", IdleStrategy.backoff(2, 1).toString());
-        assertEquals("IdleStrategy.standard()", IdleStrategy.standard().toString());
     }
 
     /**

@@ -71,7 +71,8 @@ public class RangeBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        ours = WorkStealingPool.builder().parallelism(parallelism).daemon(true).build();
+        ours = WorkStealingPool.builder().parallelism(parallelism).daemon(true)
+                .idleStrategy(Contender.idleStrategy()).build();
         theirs = new ForkJoinPool(parallelism);
         a = new double[MATRIX * MATRIX];
         b = new double[MATRIX * MATRIX];

@@ -88,7 +88,8 @@ public class RangeProfileBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        ours = WorkStealingPool.builder().parallelism(parallelism).daemon(true).build();
+        ours = WorkStealingPool.builder().parallelism(parallelism).daemon(true)
+                .idleStrategy(Contender.idleStrategy()).build();
         theirs = new ForkJoinPool(parallelism);
         String p = profile;
         element = i -> RangeBenchmark.spin(i, cost(p, i));

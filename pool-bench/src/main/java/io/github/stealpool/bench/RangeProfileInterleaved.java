@@ -43,7 +43,8 @@ public final class RangeProfileInterleaved {
         for (String profile : List.of("CHEAP_THEN_EXPENSIVE", "EXPENSIVE_THEN_CHEAP", "HOT_INDEX", "SPARSE_SPIKES",
                 "RAMP", "MIDDLE_STRETCH")) {
             for (int p : parallelisms) {
-                WorkStealingPool ours = WorkStealingPool.builder().parallelism(p).daemon(true).build();
+                WorkStealingPool ours = WorkStealingPool.builder().parallelism(p).daemon(true)
+                        .idleStrategy(Contender.idleStrategy()).build();
                 ForkJoinPool theirs = new ForkJoinPool(p);
                 try {
                     LongUnaryOperator f = i -> RangeBenchmark.spin(i, RangeProfileBenchmark.cost(profile, i));
