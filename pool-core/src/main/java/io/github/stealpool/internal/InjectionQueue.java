@@ -35,8 +35,9 @@ import org.jctools.queues.varhandle.MpscUnboundedVarHandleArrayQueue;
  * <ul>
  *   <li>A stripe has at most one consumer at a time: the holder of its lock. So each MPSC queue is
  *       used as specified, and every offered task is taken exactly once.</li>
- *   <li>No task waits forever: every worker's cursor visits every stripe, and a worker that sees a
- *       non-empty injection queue does not go to sleep ({@link Worker}).</li>
+ *   <li>No task waits forever: every worker's cursor visits every stripe, and a worker whose
+ *       search found a stripe locked may sleep only because the holder, once it unlocks, looks
+ *       at the stripe again and gives notice of any task left there (below).</li>
  *   <li>Progress: offers are lock-free. A consumer that is descheduled while holding a stripe's
  *       lock (for one batch) delays that stripe only; the others skip it.</li>
  * </ul>
@@ -46,8 +47,22 @@ import org.jctools.queues.varhandle.MpscUnboundedVarHandleArrayQueue;
  * and {@link #isEmpty()} compares each stripe's indexes with volatile reads. The idle protocol
  * relies on exactly that: a producer's offer, then its volatile read of the sleep counter, against
  * a worker's CAS on that counter, then its {@code isEmpty()} check (a Dekker pattern; see
- * {@link Sleep}). A stripe lock is taken with a CAS and released with a release store, which
+ * {@link Sleep}). A stripe lock is taken with a CAS and released with a volatile store, which
  * orders one holder's use of the MPSC consumer side before the next holder's.
+ *
+ * <h2>Tasks left behind a lock</h2>
+ * A worker's search skips a stripe another worker holds, so it does not see the tasks in it. It
+ * may still go to sleep: after every unlock the holder reads the stripe again and, if any task is
+ * left, gives notice ({@code tasksLeft}, the pool's {@link Sleep#notifyNewJob()}) as a submitter
+ * would. Why that is enough: a searcher W finds the stripe locked with a failed CAS, after its
+ * sleepy announcement (a CAS on the sleep counter); the holder's unlock comes after that failed
+ * CAS, and its read of the stripe and of the sleep counter after the unlock, all of them
+ * sequentially consistent, hence in one total order. So the holder sees every task W saw
+ * queued there, and sees W sleepy or asleep: it calls W's sleep off or wakes a worker, as for a
+ * fresh post. Before this notice, a worker that saw tasks queued never slept; with 8 workers on
+ * 2 cores and one producer, workers that lost the race for the producer's stripe then spun on
+ * it, 4.8M failed steal looks for 4.8M tasks, taking the cores the holder and the producer
+ * needed.
  */
 public final class InjectionQueue {
 
@@ -77,19 +92,32 @@ public final class InjectionQueue {
         final Runnable[] batch = new Runnable[BATCH];
 
         boolean tryLock() {
+            // A strong CAS: a spurious failure (weakCompareAndSet) would make a searcher skip a
+            // stripe nobody holds, and sleep with no holder to give notice.
             return LOCK.compareAndSet(this, 0, 1);
         }
 
         void unlock() {
-            LOCK.setRelease(this, 0);
+            LOCK.setVolatile(this, 0); // sequentially consistent: see "Tasks left behind a lock"
         }
     }
 
     private final Stripe[] stripes;
     private final int mask;
+    private final Runnable tasksLeft;
 
-    /** @param stripes wanted number of stripes, rounded up to a power of two, at most 64 */
+    /** A queue on its own, with nobody to give notice of tasks left behind a lock. */
     public InjectionQueue(int stripes) {
+        this(stripes, () -> { });
+    }
+
+    /**
+     * @param stripes   wanted number of stripes, rounded up to a power of two, at most 64
+     * @param tasksLeft run by a worker that unlocked a stripe and found tasks still in it (see
+     *                  "Tasks left behind a lock"): the pool's new-job notice
+     */
+    public InjectionQueue(int stripes, Runnable tasksLeft) {
+        this.tasksLeft = tasksLeft;
         if (stripes < 1) {
             throw new IllegalArgumentException("stripes must be positive: " + stripes);
         }
@@ -132,27 +160,39 @@ public final class InjectionQueue {
             if (s.queue.isEmpty() || !s.tryLock()) {
                 continue;
             }
+            Runnable first;
             try {
-                Runnable[] batch = s.batch;
-                int n = 0;
-                for (Runnable t; n < BATCH && (t = s.queue.poll()) != null; ) {
-                    batch[n++] = t;
-                }
-                if (n == 0) {
-                    continue;
-                }
-                for (int i = n - 1; i > 0; i--) {
-                    deque.push(batch[i]);
-                    batch[i] = null;
-                }
-                Runnable first = batch[0];
-                batch[0] = null;
-                return first;
+                first = takeBatch(s, deque);
             } finally {
                 s.unlock();
+                if (!s.queue.isEmpty()) {
+                    tasksLeft.run(); // after the unlock: see "Tasks left behind a lock"
+                }
+            }
+            if (first != null) {
+                return first;
             }
         }
         return null;
+    }
+
+    /** The lock holder: takes up to BATCH tasks; returns the first, pushes the rest on deque. */
+    private static Runnable takeBatch(Stripe s, ChaseLevDeque<Runnable> deque) {
+        Runnable[] batch = s.batch;
+        int n = 0;
+        for (Runnable t; n < BATCH && (t = s.queue.poll()) != null; ) {
+            batch[n++] = t;
+        }
+        if (n == 0) {
+            return null;
+        }
+        for (int i = n - 1; i > 0; i--) {
+            deque.push(batch[i]);
+            batch[i] = null;
+        }
+        Runnable first = batch[0];
+        batch[0] = null;
+        return first;
     }
 
     /** True if no task was queued at the moment of the reads (volatile reads of each stripe). */

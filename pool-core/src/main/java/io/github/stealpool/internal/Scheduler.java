@@ -151,7 +151,7 @@ public final class Scheduler {
         this.failureHandler = failureHandler;
         this.sleep = new Sleep(parallelism, () -> runState >= SHUTDOWN);
         // Two stripes per worker: concurrent submitters seldom share one (InjectionQueue).
-        this.injection = new InjectionQueue(2 * parallelism);
+        this.injection = new InjectionQueue(2 * parallelism, sleep::notifyNewJob);
         this.workers = new Worker[parallelism];
         @SuppressWarnings({"unchecked", "rawtypes"}) // no generic array creation in Java
         ChaseLevDeque<Runnable>[] ds = new ChaseLevDeque[parallelism];

@@ -63,7 +63,10 @@ import java.util.function.BooleanSupplier;
  * <ul>
  *   <li><b>A worker W falling asleep</b> (steps 2 to 4). If W announced (step 2) before P's
  *       read, P sees the JEC sleepy and moves it (or someone else did), so W's CAS in step 4
- *       fails and W searches again. If W announced after P's read, its search in step 3 sees J.
+ *       fails and W searches again. If W announced after P's read, its search in step 3 sees J
+ *       (a stripe of the injection queue that another worker holds is skipped by that search;
+ *       its holder looks again after unlocking and gives notice of what is left, see
+ *       InjectionQueue, "Tasks left behind a lock").
  *       So W blocks with J unseen only if it was counted before P's read: then c counts it.</li>
  *   <li><b>c counts no searcher and some sleeper:</b> P wakes one. Under the lock it pops a
  *       sleeper, whose search follows the pop, hence P's read. If the stack is empty or somebody

@@ -228,9 +228,6 @@ public final class Worker implements Runnable {
                         }
                     }
                     jec = s.sleep.announceSleepy();
-                } else if (!s.injection.isEmpty()) {
-                    spinPause(); // see awaitWork
-                    round = searchRounds - 1;
                 } else {
                     BooleanSupplier abort = interruptible
                             ? () -> latch.isSet() || s.isStopping() || Thread.currentThread().isInterrupted()
@@ -405,13 +402,9 @@ public final class Worker implements Runnable {
             } else if (round == searchRounds) {
                 leaveSearch();
                 jec = s.sleep.announceSleepy(); // the next round's scan is the one Sleep relies on
-            } else if (!s.injection.isEmpty()) {
-                // Tasks are queued but other workers held their stripes for a moment: this
-                // check, after the sleepy announcement, is the search Sleep's proof relies on
-                // for injected tasks. Do not sleep on them; pause, look again, announce again.
-                spinPause();
-                round = searchRounds - 1;
             } else {
+                // A stripe this round's search found locked is covered by its holder's notice
+                // once it unlocks (InjectionQueue, "Tasks left behind a lock").
                 int woken = s.sleep.sleep(index, jec);
                 // Woken for new work: search from the first round. Woken otherwise (shutdown),
                 // or backed out because a job was posted: search once, then announce again.
