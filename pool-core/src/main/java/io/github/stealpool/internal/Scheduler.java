@@ -270,12 +270,12 @@ public final class Scheduler {
     }
 
     /**
-     * A worker moved {@code jobs} queued tasks into its own deque. While it held them (polled
-     * from the injection queue, not yet pushed) they were visible nowhere, so a worker could fall
-     * asleep in between: announce them like a fresh push. One notice covers the batch: it wakes
-     * one searcher, and searchers that find work wake the next while work is left (Sleep).
+     * A worker moved queued tasks into its own deque. While it held them (polled from the
+     * injection queue, not yet pushed) they were visible nowhere, so a worker could fall asleep
+     * in between: announce them like a fresh push. One notice covers the batch: it wakes one
+     * searcher, and searchers that find work wake the next while work is left (Sleep).
      */
-    void announceLocalJobs(int jobs) {
+    void announceLocalJobs() {
         VarHandle.fullFence();
         sleep.notifyNewJob();
     }

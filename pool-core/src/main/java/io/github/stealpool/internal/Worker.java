@@ -327,9 +327,8 @@ public final class Worker implements Runnable {
     private Runnable scan() {
         Runnable t = scheduler.injection.poll(index + ++injectionPolls, deque);
         if (t != null) {
-            int moved = deque.size(); // the rest of the batch landed in our (empty) deque
-            if (moved > 0) {
-                scheduler.announceLocalJobs(moved);
+            if (!deque.isEmpty()) { // the rest of the batch landed in our (empty) deque
+                scheduler.announceLocalJobs();
             }
             return t;
         }
