@@ -22,11 +22,20 @@ import java.time.Duration;
  *
  * @param completedTasks      tasks run to the end, normally or exceptionally (forks taken back
  *                            by the worker that made them and run there included)
+ * @param failedTasks         tasks that threw on a worker: tasks given to {@code execute},
+ *                            {@code submit}, {@code invokeAll} or {@code invokeAny}, and
+ *                            {@link Task}s whose {@code compute} threw, whether the failure then
+ *                            went to a future, a joiner, the failure handler or the thread's
+ *                            uncaught-exception handler. A failure inside {@code join}, a scope or
+ *                            a range loop is not counted on its own: it counts if it fails one
+ *                            of those tasks
  * @param externalSubmissions tasks submitted from threads outside the pool (through the
  *                            injection queue)
  * @param workerSubmissions   tasks submitted by the pool's own workers: {@code execute} or
  *                            {@code submit} inside a task, {@code fork}, {@code join}, scopes and
  *                            range loops
+ * @param rejectedSubmissions submissions refused with {@code RejectedExecutionException}: after
+ *                            shutdown, or by a worker whose deque is full
  * @param steals              tasks a worker took from another worker's deque (not counting
  *                            tasks taken from the injection queue)
  * @param stealAttempts       looks into another worker's deque, successful or not
@@ -37,14 +46,21 @@ import java.time.Duration;
  *                            (approximate)
  * @param activeWorkers       workers not parked: running a task or looking for one, as
  *                            {@code ForkJoinPool.getActiveThreadCount()}
+ * @param runningWorkers      workers running tasks: neither looking for work nor parked in a
+ *                            join (a task blocked in I/O or a lock counts as running), as
+ *                            {@code ForkJoinPool.getRunningThreadCount()} counts workers not
+ *                            blocked in a join. Written only when a worker runs out of work or
+ *                            parks, never per task, so it costs the hot path nothing
  * @param parkedWorkers       workers parked
  * @param poolSize            worker threads alive
  * @param parallelism         the configured number of workers
  */
 public record PoolStats(
         long completedTasks,
+        long failedTasks,
         long externalSubmissions,
         long workerSubmissions,
+        long rejectedSubmissions,
         long steals,
         long stealAttempts,
         long parks,
@@ -52,6 +68,7 @@ public record PoolStats(
         long parkedNanos,
         long queuedTasks,
         int activeWorkers,
+        int runningWorkers,
         int parkedWorkers,
         int poolSize,
         int parallelism) {
@@ -74,18 +91,21 @@ public record PoolStats(
         return Duration.ofNanos(parkedNanos);
     }
 
-    /** A one-line summary, such as {@code completed=1200 submitted=1200 (external 200, ...)}. */
+    /** A one-line summary, such as {@code completed=1200 failed=0 submitted=1200 (external 200, ...)}. */
     @Override
     public String toString() {
         return "completed=" + completedTasks
+                + " failed=" + failedTasks
                 + " submitted=" + submittedTasks()
                 + " (external " + externalSubmissions + ", worker " + workerSubmissions + ")"
+                + " rejected=" + rejectedSubmissions
                 + " steals=" + steals + "/" + stealAttempts + " attempts"
                 + " parks=" + parks
                 + " wakeups=" + wakeups
                 + " parked=" + String.format(java.util.Locale.ROOT, "%.3fs", parkedNanos / 1e9)
                 + " queued~" + queuedTasks
-                + " workers: active=" + activeWorkers + " parked=" + parkedWorkers
+                + " workers: active=" + activeWorkers + " running=" + runningWorkers
+                + " parked=" + parkedWorkers
                 + " size=" + poolSize + "/" + parallelism;
     }
 }

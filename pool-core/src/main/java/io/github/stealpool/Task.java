@@ -134,6 +134,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
         try {
             LatchAccess.trySetResult(this, compute());
         } catch (Throwable ex) {
+            Worker.taskFailed();
             LatchAccess.trySetFailure(this, ex);
         }
     }
@@ -217,6 +218,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
         try {
             r = compute();
         } catch (Throwable ex) {
+            Worker.taskFailed();
             LatchAccess.trySetFailure(this, ex);
             return report(); // whichever outcome won: ours, or a concurrent cancel/complete
         }

@@ -195,7 +195,8 @@ class PoolStatsTest {
     @Test
     void countersNeverGoBackwardsWhileThePoolWorks() throws Exception {
         List<ToLongFunction<PoolStats>> counters = List.of(
-                PoolStats::completedTasks, PoolStats::externalSubmissions,
+                PoolStats::completedTasks, PoolStats::failedTasks, PoolStats::rejectedSubmissions,
+                PoolStats::externalSubmissions,
                 PoolStats::workerSubmissions, PoolStats::steals, PoolStats::stealAttempts,
                 PoolStats::parks, PoolStats::wakeups, PoolStats::parkedNanos);
         try (WorkStealingPool pool = pool(2)) {
@@ -243,6 +244,166 @@ class PoolStatsTest {
         PoolStats s = pool.stats();
         assertEquals(0, s.poolSize(), s::toString);
         assertEquals(0, s.activeWorkers(), s::toString);
+    }
+
+    @Test
+    void everyTaskThatThrowsCountsAsFailedOnceWhereverItsFailureGoes() throws Exception {
+        List<Throwable> handled = java.util.Collections.synchronizedList(new ArrayList<>());
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(2)
+                .uncaughtExceptionHandler((t, e) -> handled.add(e)).build()) {
+            pool.execute(() -> {
+                throw new IllegalStateException("execute");
+            });
+            java.util.concurrent.Future<?> submitted = pool.submit(() -> {
+                throw new IllegalStateException("submit");
+            });
+            java.util.concurrent.Future<Object> called = pool.submit(
+                    (java.util.concurrent.Callable<Object>) () -> {
+                        throw new java.io.IOException("callable");
+                    });
+            Task<Integer> task = PoolStatsTest.<Integer>task(() -> {
+                throw new IllegalStateException("task");
+            });
+            // A Task joined inline, and one with a failing child it does not catch: both fail.
+            Integer nested = null;
+            try {
+                nested = pool.invoke(task(() -> {
+                    Task<Integer> child = PoolStatsTest.<Integer>task(() -> {
+                        throw new IllegalStateException("child");
+                    }).fork();
+                    return child.join();
+                }));
+            } catch (IllegalStateException expected) {
+                assertEquals("child", expected.getMessage());
+            }
+            assertEquals(null, nested);
+            java.util.concurrent.ExecutionException e1 = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, submitted::get);
+            assertEquals("submit", e1.getCause().getMessage());
+            org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, called::get);
+            org.junit.jupiter.api.Assertions.assertThrows(
+                    IllegalStateException.class, () -> pool.invoke(task));
+            await().atMost(HANG).until(() -> handled.size() == 1);
+            // One succeeding task of each kind, which must not count.
+            pool.submit(() -> 1).get();
+            assertEquals(2, (int) pool.invoke(task(() -> 2)));
+            // The execute task's failure reached the handler just before the worker counted
+            // it as completed; every other failure was counted before its outcome was set.
+            await().atMost(HANG).until(() -> pool.stats().completedTasks() >= 1);
+            PoolStats s = pool.stats();
+            // execute, submit (Runnable), submit (Callable), the Task, the parent and its child
+            assertEquals(6, s.failedTasks(), s::toString);
+        }
+    }
+
+    @Test
+    void aTaskRunByHandOffThePoolIsNotCounted() {
+        try (WorkStealingPool pool = pool(1)) {
+            Task<Integer> task = PoolStatsTest.<Integer>task(() -> {
+                throw new IllegalStateException("by hand");
+            });
+            task.run(); // on this thread, which is no worker of any pool
+            assertTrue(task.isCompletedAbnormally());
+            assertEquals(0, pool.stats().failedTasks());
+        }
+    }
+
+    @Test
+    void submissionsAfterShutdownCountAsRejected() {
+        WorkStealingPool pool = pool(1);
+        pool.shutdown();
+        for (int i = 0; i < 3; i++) {
+            org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.RejectedExecutionException.class, () -> pool.execute(() -> { }));
+        }
+        org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.RejectedExecutionException.class, () -> pool.submit(() -> 1));
+        PoolStats s = pool.stats();
+        assertEquals(4, s.rejectedSubmissions(), s::toString);
+        assertEquals(0, s.externalSubmissions(), s::toString);
+    }
+
+    @Test
+    void runningCountsWorkersInATaskButNotIdleOrJoinParkedOnes() throws Exception {
+        try (WorkStealingPool pool = pool(2)) {
+            await().atMost(HANG).until(() -> pool.stats().parkedWorkers() == 2);
+            assertEquals(0, pool.stats().runningWorkers(), () -> pool.stats().toString());
+
+            // One worker blocks inside a task (as in I/O): it runs a task, so it counts.
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            pool.execute(() -> {
+                entered.countDown();
+                awaitQuietly(release);
+            });
+            assertTrue(entered.await(HANG.toSeconds(), TimeUnit.SECONDS));
+            await().atMost(HANG).until(() -> pool.stats().parkedWorkers() == 1);
+            PoolStats one = pool.stats();
+            assertEquals(1, one.runningWorkers(), one::toString);
+            release.countDown();
+            await().atMost(HANG).until(() -> pool.stats().runningWorkers() == 0);
+
+            // A worker whose join waits for a child another worker blocks in parks in the join:
+            // it no longer counts; the child's worker does.
+            CountDownLatch childStarted = new CountDownLatch(1);
+            CountDownLatch childRelease = new CountDownLatch(1);
+            java.util.concurrent.Future<Integer> parent = pool.submit(() -> {
+                Task<Integer> child = task(() -> {
+                    childStarted.countDown();
+                    awaitQuietly(childRelease);
+                    return 1;
+                }).fork();
+                return child.join() + 1;
+            });
+            assertTrue(childStarted.await(HANG.toSeconds(), TimeUnit.SECONDS));
+            await().atMost(HANG).until(() -> pool.stats().parkedWorkers() == 1);
+            PoolStats joining = pool.stats();
+            assertEquals(1, joining.runningWorkers(), joining::toString);
+            childRelease.countDown();
+            assertEquals(2, (int) parent.get(HANG.toSeconds(), TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void aWorkerLookingForWorkIsActiveButNotRunning() throws Exception {
+        // Searchers spin for minutes before parking (at most half the pool searches; the
+        // others park at once): active the whole test, running only while in a task.
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(4)
+                .idleStrategy(IdleStrategy.backoff(Integer.MAX_VALUE, 0)).build()) {
+            await().atMost(HANG).until(() -> pool.stats().runningWorkers() == 0
+                    && pool.stats().parkedWorkers() == 2);
+            PoolStats idle = pool.stats();
+            assertEquals(2, idle.activeWorkers(), idle::toString);
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            pool.execute(() -> {
+                entered.countDown();
+                awaitQuietly(release);
+            });
+            assertTrue(entered.await(HANG.toSeconds(), TimeUnit.SECONDS));
+            PoolStats busy = pool.stats();
+            assertEquals(1, busy.runningWorkers(), busy::toString);
+            release.countDown();
+            await().atMost(HANG).until(() -> pool.stats().runningWorkers() == 0);
+        }
+    }
+
+    private static <T> Task<T> task(java.util.function.Supplier<T> body) {
+        return new Task<>() {
+            @Override
+            protected T compute() {
+                return body.get();
+            }
+        };
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test

@@ -39,6 +39,13 @@ public final class PoolFutureTask<V> extends FutureTask<V> {
         super(runnable, result);
     }
 
+    /** Counts the failure (on a worker) before the future completes with it. */
+    @Override
+    protected void setException(Throwable t) {
+        Worker.taskFailed();
+        super.setException(t);
+    }
+
     @Override
     protected void done() {
         Signal s = signal;

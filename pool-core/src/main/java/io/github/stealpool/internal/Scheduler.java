@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import io.github.stealpool.PoolStats;
@@ -118,6 +119,8 @@ public final class Scheduler {
     private final Condition termination = mainLock.newCondition();
     /** Written under mainLock; volatile so statistics can read it without the lock. */
     private volatile int liveWorkers;
+    /** Submissions refused with RejectedExecutionException; only the refusing path writes it. */
+    private final LongAdder rejectedSubmissions = new LongAdder();
     /** Completed after termination, outside mainLock, so callbacks cannot block the pool. */
     private final CompletableFuture<Void> terminated = new CompletableFuture<>();
 
@@ -259,6 +262,7 @@ public final class Scheduler {
         try {
             w.deque.push(task);
         } catch (IllegalStateException full) {
+            rejectedSubmissions.increment();
             throw new RejectedExecutionException(name + ": " + full.getMessage(), full);
         }
         VarHandle.fullFence(); // order the deque's release store before the reads below (Sleep)
@@ -403,6 +407,7 @@ public final class Scheduler {
     }
 
     private RejectedExecutionException rejected() {
+        rejectedSubmissions.increment();
         return new RejectedExecutionException(name + " is shut down; task rejected");
     }
 
@@ -420,6 +425,7 @@ public final class Scheduler {
         try {
             task.run();
         } catch (Throwable ex) {
+            Worker.taskFailed();
             reportFailure(task, ex);
         }
     }
@@ -676,12 +682,14 @@ public final class Scheduler {
      */
     public PoolStats statistics() {
         long completed = 0;
+        long failed = 0;
         long fromWorkers = 0;
         long steals = 0;
         long attempts = 0;
         for (Worker w : workers) {
             WorkerStats st = w.stats;
             completed += st.completed();
+            failed += st.failed();
             fromWorkers += st.submitted();
             steals += st.steals();
             attempts += st.stealAttempts();
@@ -698,9 +706,16 @@ public final class Scheduler {
         }
         int size = liveWorkers;
         int parked = sleep.sleepingWorkers();
-        return new PoolStats(completed, external, fromWorkers, steals, attempts,
-                idle[0], idle[1], idle[2], queuedTasks(), Math.max(0, size - parked), parked,
-                size, workers.length);
+        int active = Math.max(0, size - parked);
+        int running = 0;
+        for (Worker w : workers) {
+            if (w.stats.running()) {
+                running++;
+            }
+        }
+        return new PoolStats(completed, failed, external, fromWorkers, rejectedSubmissions.sum(),
+                steals, attempts, idle[0], idle[1], idle[2], queuedTasks(),
+                active, Math.min(running, active), parked, size, workers.length);
     }
 
     public String runStateName() {

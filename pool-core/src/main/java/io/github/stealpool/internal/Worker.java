@@ -96,6 +96,25 @@ public final class Worker implements Runnable {
         return t instanceof WorkerThread ? ((WorkerThread) t).worker : CURRENT.get();
     }
 
+    /**
+     * Counts a task that threw on the calling worker (a task given to {@code execute} or
+     * {@code submit}, or a {@code Task}), whatever then caught its failure; called where that
+     * failure is caught, before the outcome is published. Off the pool it does nothing: the task
+     * did not run on a worker. It never throws: its callers are about to record a failure (a
+     * future's, a joiner's), and an error here (out of memory creating the thread-local map of a
+     * foreign thread) must not stop that and leave a waiter hanging.
+     */
+    public static void taskFailed() {
+        try {
+            Worker w = current();
+            if (w != null) {
+                w.stats.incFailed();
+            }
+        } catch (Throwable uncounted) {
+            // the failure goes uncounted; its task's outcome still gets recorded
+        }
+    }
+
     /** This worker's scheduler. */
     public Scheduler scheduler() {
         return scheduler;
@@ -212,7 +231,12 @@ public final class Worker implements Runnable {
                     continue;
                 }
                 if (!mayScan) {
-                    latch.parkUntilSet(interruptible); // the awaited task runs elsewhere
+                    stats.setRunning(false);
+                    try {
+                        latch.parkUntilSet(interruptible); // the awaited task runs elsewhere
+                    } finally {
+                        stats.setRunning(true);
+                    }
                     return;
                 }
                 if (round < spinRounds) {
@@ -232,7 +256,13 @@ public final class Worker implements Runnable {
                     BooleanSupplier abort = interruptible
                             ? () -> latch.isSet() || s.isStopping() || Thread.currentThread().isInterrupted()
                             : latch::isSet;
-                    int woken = s.sleep.sleep(index, jec, abort, interruptible);
+                    int woken;
+                    stats.setRunning(false);
+                    try {
+                        woken = s.sleep.sleep(index, jec, abort, interruptible);
+                    } finally {
+                        stats.setRunning(true);
+                    }
                     if (woken != Sleep.BACKED_OUT) {
                         slept = true;
                         searching = woken == Sleep.WOKEN_TO_SEARCH;
@@ -286,6 +316,7 @@ public final class Worker implements Runnable {
             CURRENT.set(this);
         }
         boolean normalExit = false;
+        stats.setRunning(true);
         try {
             runLoop();
             normalExit = true;
@@ -293,6 +324,7 @@ public final class Worker implements Runnable {
             // A thread that dies while searching (out of memory in the idle loop) must not
             // leave its search counted: posters would wait for it forever.
             leaveSearch();
+            stats.setRunning(false);
             if (foreignThread) {
                 CURRENT.remove();
             }
@@ -309,8 +341,13 @@ public final class Worker implements Runnable {
                 return;
             }
             Runnable task = deque.pop();
-            if (task == null && (task = scan()) == null && (task = awaitWork()) == null) {
-                return;
+            if (task == null && (task = scan()) == null) {
+                // Running is written here, when the worker runs out of work, never per task.
+                stats.setRunning(false);
+                if ((task = awaitWork()) == null) {
+                    return;
+                }
+                stats.setRunning(true);
             }
             // An interrupt aimed at the previous task (cancel(true) racing its end) or at this
             // worker while it was idle must not reach this task; one from shutdownNow must.

@@ -5,8 +5,9 @@ import java.lang.invoke.VarHandle;
 
 /**
  * The counters one worker keeps on its hot path: tasks it completed, tasks it pushed on its own
- * deque, and its steals; and, on its idle path, its spin and yield rounds. Summed on read by
- * {@link Scheduler#statistics()} and {@link Scheduler#idleRounds()}.
+ * deque, and its steals; off it, its spin and yield rounds, the tasks that threw on it, and
+ * whether it is running tasks. Summed on read by {@link Scheduler#statistics()} and
+ * {@link Scheduler#idleRounds()}.
  *
  * <h2>Threading and orderings</h2>
  * <ul>
@@ -42,6 +43,8 @@ public final class WorkerStats extends WorkerStatsPad1 {
     private static final VarHandle STEAL_ATTEMPTS;
     private static final VarHandle SPIN_ROUNDS;
     private static final VarHandle YIELD_ROUNDS;
+    private static final VarHandle FAILED;
+    private static final VarHandle RUNNING;
 
     static {
         try {
@@ -52,6 +55,8 @@ public final class WorkerStats extends WorkerStatsPad1 {
             STEAL_ATTEMPTS = l.findVarHandle(WorkerStatsCounters.class, "stealAttempts", long.class);
             SPIN_ROUNDS = l.findVarHandle(WorkerStatsCounters.class, "spinRounds", long.class);
             YIELD_ROUNDS = l.findVarHandle(WorkerStatsCounters.class, "yieldRounds", long.class);
+            FAILED = l.findVarHandle(WorkerStatsCounters.class, "failed", long.class);
+            RUNNING = l.findVarHandle(WorkerStatsCounters.class, "running", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -93,6 +98,17 @@ public final class WorkerStats extends WorkerStatsPad1 {
         YIELD_ROUNDS.setOpaque(this, yieldRounds + 1);
     }
 
+    // Owner only, off the hot path (a task threw; the worker starts or stops looking for work,
+    // parks in a join, starts or exits): always kept.
+
+    void incFailed() {
+        FAILED.setOpaque(this, failed + 1);
+    }
+
+    void setRunning(boolean running) {
+        RUNNING.setOpaque(this, running);
+    }
+
     // Any thread.
 
     long spinRounds() {
@@ -105,6 +121,14 @@ public final class WorkerStats extends WorkerStatsPad1 {
 
     long completed() {
         return (long) COMPLETED.getOpaque(this);
+    }
+
+    long failed() {
+        return (long) FAILED.getOpaque(this);
+    }
+
+    boolean running() {
+        return (boolean) RUNNING.getOpaque(this);
     }
 
     long submitted() {
@@ -138,6 +162,13 @@ abstract class WorkerStatsCounters extends WorkerStatsPad0 {
     long spinRounds;
     /** Idle searches followed by Thread.yield() (IdleStrategy's second phase). */
     long yieldRounds;
+    /** Tasks that threw on this worker (execute, submit, Task), whatever caught the failure. */
+    long failed;
+    /**
+     * Whether the worker is running tasks: its thread is in the run loop, not looking for work
+     * in the idle loop, and not parked in a join. Written only when that changes, never per task.
+     */
+    boolean running;
 }
 
 abstract class WorkerStatsPad1 extends WorkerStatsCounters {
