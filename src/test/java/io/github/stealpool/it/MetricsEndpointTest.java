@@ -35,9 +35,9 @@ class MetricsEndpointTest {
     /**
      * The README's claim that a dashboard made for a {@code ForkJoinPool} works unchanged: a
      * {@code ForkJoinPool} bound with Micrometer's own {@code ExecutorServiceMetrics} and our pool
-     * in one Prometheus registry publish the same metric families (with one help text each),
-     * but for {@code executor_running} and the task timers, which the pool does not report yet
-     * (issue 16).
+     * in one Prometheus registry publish the same metric families (with one help text each):
+     * Micrometer's {@code monitor} wraps the ForkJoinPool in its task timers, ours comes from
+     * {@code WorkStealingPoolMetrics.timed}.
      */
     @Test
     void ourFamiliesAreTheOnesMicrometerGivesAForkJoinPool() throws Exception {
@@ -49,6 +49,9 @@ class MetricsEndpointTest {
                      io.github.stealpool.WorkStealingPool.builder().parallelism(2).build()) {
             io.micrometer.core.instrument.binder.jvm.ExecutorServiceMetrics.monitor(registry, fjp, "theirs");
             io.github.stealpool.metrics.WorkStealingPoolMetrics.monitor(registry, ours, "ours");
+            java.util.concurrent.ExecutorService timed =
+                    io.github.stealpool.metrics.WorkStealingPoolMetrics.timed(registry, ours, "ours");
+            assertEquals(1, timed.submit(() -> 1).get());
             String text = registry.scrape();
             Map<String, Set<String>> familiesByPool = new HashMap<>();
             Matcher sample = Pattern.compile("(?m)^(executor_\\w+)\\{[^}]*name=\"(\\w+)\"").matcher(text);
@@ -57,17 +60,17 @@ class MetricsEndpointTest {
             }
             Set<String> missing = new TreeSet<>(familiesByPool.get("theirs"));
             missing.removeAll(familiesByPool.get("ours"));
-            // Not yet ours (issue 16): the running level, and the task timers that Micrometer's
-            // monitor() adds by wrapping the executor. Not ours at all: on JDK 25 a ForkJoinPool is
-            // a ScheduledExecutorService, and Micrometer adds its delayed and scheduled counts.
-            missing.removeIf(f -> f.matches("executor_(running|seconds_\\w+|idle_seconds_\\w+|delayed_tasks"
-                    + "|scheduled_\\w+)"));
+            // Not ours at all: on JDK 25 a ForkJoinPool is a ScheduledExecutorService, and
+            // Micrometer adds its delayed and scheduled counts.
+            missing.removeIf(f -> f.matches("executor_(delayed_tasks|scheduled_\\w+)"));
             assertEquals(Set.of(), missing, text);
             Set<String> shared = new TreeSet<>(familiesByPool.get("theirs"));
             shared.retainAll(familiesByPool.get("ours"));
-            assertEquals(5, shared.size(), text); // steals, queued, active, parallelism, pool size
+            // steals, queued, active, running, parallelism, pool size, and both timers' count,
+            // sum and max
+            assertEquals(12, shared.size(), shared + "\n" + text);
             for (String family : shared) {
-                String base = family.replaceAll("_total$", "");
+                String base = family.replaceAll("_(total|count|sum)$", "");
                 assertEquals(1, count(text, "(?m)^# HELP (" + family + "|" + base + ") "), family + "\n" + text);
             }
         } finally {
@@ -171,12 +174,16 @@ class MetricsEndpointTest {
                 assertEquals("demo", s.labels().get("name"), s::toString);
             }
             assertEquals(Set.of(
-                    "executor_active", "executor_completed_tasks_total",
+                    "executor_active", "executor_completed_tasks_total", "executor_failed_tasks_total",
                     "executor_parallelism_threads", "executor_parked_threads", "executor_parks_total",
-                    "executor_pool_size_threads", "executor_queued",
-                    "executor_steal_attempts_total", "executor_steals_total",
+                    "executor_pool_size_threads", "executor_queued", "executor_rejected_tasks_total",
+                    "executor_running", "executor_steal_attempts_total", "executor_steals_total",
                     "executor_submitted_tasks_total", "executor_wakeups_total",
-                    "executor_worker_idle_seconds_total"), names);
+                    "executor_worker_idle_seconds_total",
+                    // the demo's timed executor
+                    "executor_seconds_count", "executor_seconds_sum", "executor_seconds_max",
+                    "executor_idle_seconds_count", "executor_idle_seconds_sum", "executor_idle_seconds_max"),
+                    names);
 
             // More fork/join work until the counters show it (a steal needs the other worker to
             // get there first, which a loaded machine may delay: the bound is a hang detector).
@@ -200,6 +207,10 @@ class MetricsEndpointTest {
             assertEquals(2.0, value(later, "executor_pool_size_threads"));
             double active = value(later, "executor_active");
             assertTrue(active >= 0 && active <= 2, "active " + active);
+            double running = value(later, "executor_running");
+            assertTrue(running >= 0 && running <= 2, "running " + running);
+            assertEquals(0.0, value(later, "executor_failed_tasks_total"));
+            assertEquals(0.0, value(later, "executor_rejected_tasks_total"));
             assertTrue(value(later, "executor_queued") >= 0);
             assertTrue(value(later, "executor_worker_idle_seconds_total") >= 0);
 

@@ -27,8 +27,9 @@ import java.util.concurrent.TimeUnit;
  * into Grafana to watch it.
  *
  * <p>The workload alternates fork/join recursion (tasks pushed on the workers' own deques and
- * stolen), bursts of small tasks from outside the pool (the injection queue), and pauses (the
- * workers park, and the idle counter grows).
+ * stolen), bursts of small tasks from outside the pool (the injection queue; submitted through
+ * {@code WorkStealingPoolMetrics.timed}, so a sample of them feeds the task timers), and pauses
+ * (the workers park, and the idle counter grows).
  */
 public final class MetricsDemo implements AutoCloseable {
 
@@ -36,11 +37,15 @@ public final class MetricsDemo implements AutoCloseable {
     static final int DEFAULT_PORT = 9464;
 
     private final WorkStealingPool pool;
+    /** The pool behind task timers: what is submitted here is sampled into executor_seconds. */
+    private final java.util.concurrent.ExecutorService timed;
     private final PrometheusMeterRegistry registry;
     private final MetricsServer server;
 
-    private MetricsDemo(WorkStealingPool pool, PrometheusMeterRegistry registry, MetricsServer server) {
+    private MetricsDemo(WorkStealingPool pool, java.util.concurrent.ExecutorService timed,
+                        PrometheusMeterRegistry registry, MetricsServer server) {
         this.pool = pool;
+        this.timed = timed;
         this.registry = registry;
         this.server = server;
     }
@@ -58,11 +63,12 @@ public final class MetricsDemo implements AutoCloseable {
                 .parallelism(parallelism).threadNamePrefix("demo").build();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         WorkStealingPoolMetrics.monitor(registry, pool, "demo");
+        java.util.concurrent.ExecutorService timed = WorkStealingPoolMetrics.timed(registry, pool, "demo");
         // The JVM's threads and the CPU beside the pool, so parked time can be read against them.
         new io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics().bindTo(registry);
         new io.micrometer.core.instrument.binder.system.ProcessorMetrics().bindTo(registry);
         try {
-            return new MetricsDemo(pool, registry, MetricsServer.start(registry, new InetSocketAddress(host, port)));
+            return new MetricsDemo(pool, timed, registry, MetricsServer.start(registry, new InetSocketAddress(host, port)));
         } catch (IOException | RuntimeException e) {
             pool.shutdownNow();
             throw e;
@@ -98,11 +104,14 @@ public final class MetricsDemo implements AutoCloseable {
         return n < 2 ? n : sequentialFib(n - 1) + sequentialFib(n - 2);
     }
 
-    /** {@code tasks} small tasks submitted from this (outside) thread; returns when all ran. */
+    /**
+     * {@code tasks} small tasks submitted from this (outside) thread through the timed executor
+     * (one in 16 timed); returns when all ran.
+     */
     public void externalBurst(int tasks) throws InterruptedException {
         CountDownLatch done = new CountDownLatch(tasks);
         for (int i = 0; i < tasks; i++) {
-            pool.execute(done::countDown);
+            timed.execute(done::countDown);
         }
         done.await();
     }

@@ -8,11 +8,13 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.BaseUnits;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
@@ -32,12 +34,19 @@ import java.util.function.ToDoubleFunction;
  *   <caption>Meters (Prometheus names in brackets)</caption>
  *   <tr><td>{@code executor.completed}</td><td>counter, tasks</td>
  *       <td>tasks finished, normally or exceptionally ({@code executor_completed_tasks_total})</td></tr>
+ *   <tr><td>{@code executor.failed}</td><td>counter, tasks</td>
+ *       <td>tasks that threw ({@code executor_failed_tasks_total})</td></tr>
+ *   <tr><td>{@code executor.rejected}</td><td>counter, tasks</td>
+ *       <td>submissions refused ({@code executor_rejected_tasks_total})</td></tr>
  *   <tr><td>{@code executor.submitted}</td><td>counter, tasks, tag {@code source=external|worker}</td>
  *       <td>where work entered ({@code executor_submitted_tasks_total})</td></tr>
  *   <tr><td>{@code executor.queued}</td><td>gauge</td>
  *       <td>injection queue plus deques, approximate ({@code executor_queued})</td></tr>
  *   <tr><td>{@code executor.active}</td><td>gauge</td>
  *       <td>workers not parked ({@code executor_active})</td></tr>
+ *   <tr><td>{@code executor.running}</td><td>gauge</td>
+ *       <td>workers running tasks: not looking for work, not parked in a join
+ *       ({@code executor_running})</td></tr>
  *   <tr><td>{@code executor.parked}</td><td>gauge, threads</td>
  *       <td>workers parked ({@code executor_parked_threads})</td></tr>
  *   <tr><td>{@code executor.pool.size}</td><td>gauge, threads</td>
@@ -134,6 +143,78 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
         return pool;
     }
 
+    /**
+     * How many tasks {@link #timed(MeterRegistry, WorkStealingPool, String, String...)} times:
+     * one in this many. A compromise: a pool running a hundred tasks a second still gives its
+     * timers a few hundred samples a minute, and a timed sample (about 100 ns: three clock
+     * reads, an object, two timer records) is spread over 16 tasks. The README ("Task timings")
+     * has what it costs.
+     */
+    public static final int DEFAULT_SAMPLE_EVERY = 16;
+
+    /**
+     * Task timings, as Micrometer's {@code ExecutorServiceMetrics.monitor} gives them by wrapping
+     * an executor: returns an {@code ExecutorService} that hands every call to {@code pool} and
+     * times a sample of the tasks given to it (one in {@link #DEFAULT_SAMPLE_EVERY}) with two
+     * timers, {@code executor} (run time) and {@code executor.idle} (time from submission to
+     * start). Only tasks submitted through the returned executor are timed; submit the tasks to
+     * time there, and use the pool itself for the rest (fork/join and range loops are never
+     * timed). The pool's other meters come from {@link #monitor}. The timers are removed when the
+     * pool terminates.
+     *
+     * @param registry where the timers are registered
+     * @param pool     the pool that runs the tasks
+     * @param name     the pool's name, the value of the {@code name} tag
+     * @param tags     extra tags as key-value pairs
+     * @return an executor whose tasks run in {@code pool}; shutting it down shuts the pool down
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if {@code tags} has an odd number of strings
+     */
+    public static ExecutorService timed(MeterRegistry registry, WorkStealingPool pool, String name,
+                                        String... tags) {
+        return timed(registry, pool, name, DEFAULT_SAMPLE_EVERY, Tags.of(Objects.requireNonNull(tags, "tags")));
+    }
+
+    /**
+     * As {@link #timed(MeterRegistry, WorkStealingPool, String, String...)}, timing one task in
+     * {@code sampleEvery}. With 1 every task is timed, and the timers' counts are task counts;
+     * otherwise a timer's count is the number of tasks sampled (about one in {@code sampleEvery}),
+     * while its mean, maximum and percentiles estimate those of all tasks. Count tasks with
+     * {@code executor.completed}.
+     *
+     * @param registry    where the timers are registered
+     * @param pool        the pool that runs the tasks
+     * @param name        the pool's name, the value of the {@code name} tag
+     * @param sampleEvery time one task in this many, chosen at random per task; 1 times all
+     * @param tags        extra tags on both timers
+     * @return an executor whose tasks run in {@code pool}; shutting it down shuts the pool down
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if {@code sampleEvery} is less than 1
+     */
+    public static ExecutorService timed(MeterRegistry registry, WorkStealingPool pool, String name,
+                                        int sampleEvery, Iterable<Tag> tags) {
+        Objects.requireNonNull(registry, "registry");
+        if (sampleEvery < 1) {
+            throw new IllegalArgumentException("sampleEvery must be at least 1, was " + sampleEvery);
+        }
+        WorkStealingPoolMetrics binder = new WorkStealingPoolMetrics(pool, name, tags);
+        synchronized (registry) {
+            return binder.bindTimers(registry, sampleEvery);
+        }
+    }
+
+    private ExecutorService bindTimers(MeterRegistry registry, int sampleEvery) {
+        // No description, as Micrometer's TimedExecutorService registers them: Prometheus keeps
+        // one help text per family, and a ForkJoinPool's timers share these families.
+        removeOther(registry, "executor", Tags.empty());
+        Timer execution = Timer.builder("executor").tags(tags).register(registry);
+        removeOther(registry, "executor.idle", Tags.empty());
+        Timer idle = Timer.builder("executor.idle").tags(tags).register(registry);
+        List<Meter> meters = List.of(execution, idle);
+        pool.terminationFuture().thenRun(() -> unbind(registry, meters));
+        return new TimedPoolExecutor(pool, execution, idle, sampleEvery);
+    }
+
     @Override
     public void bindTo(MeterRegistry registry) {
         Objects.requireNonNull(registry, "registry");
@@ -159,6 +240,13 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
                 PoolStats::externalSubmissions, Tags.of("source", "external")));
         meters.add(counter(registry, "executor.submitted", BaseUnits.TASKS, submitted,
                 PoolStats::workerSubmissions, Tags.of("source", "worker")));
+        meters.add(counter(registry, "executor.failed", BaseUnits.TASKS,
+                "Tasks that threw: execute and submit tasks and Tasks whose compute threw,"
+                        + " wherever the failure went (future, joiner or handler)",
+                PoolStats::failedTasks, Tags.empty()));
+        meters.add(counter(registry, "executor.rejected", BaseUnits.TASKS,
+                "Submissions refused with RejectedExecutionException",
+                PoolStats::rejectedSubmissions, Tags.empty()));
         meters.add(counter(registry, "executor.steals", null,
                 "Estimate of the total number of tasks stolen from one thread's work queue by another."
                         + " The reported value underestimates the actual total number of steals when the"
@@ -187,6 +275,12 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
         meters.add(gauge(registry, "executor.active", null,
                 "An estimate of the number of threads that are currently stealing or executing tasks",
                 PoolStats::activeWorkers));
+        // Micrometer's ForkJoinPool meter and help text: workers not parked in a join. Ours
+        // also leaves out workers looking for work, which ForkJoinPool's estimate counts.
+        meters.add(gauge(registry, "executor.running", null,
+                "An estimate of the number of worker threads that are not blocked waiting to join"
+                        + " tasks or for other managed synchronization threads",
+                PoolStats::runningWorkers));
         meters.add(gauge(registry, "executor.parked", BaseUnits.THREADS,
                 "The number of workers parked because they found nothing to do",
                 PoolStats::parkedWorkers));

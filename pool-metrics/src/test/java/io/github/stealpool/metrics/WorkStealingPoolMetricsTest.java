@@ -2,6 +2,7 @@ package io.github.stealpool.metrics;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -29,7 +30,8 @@ class WorkStealingPoolMetricsTest {
     private static final Set<String> METERS = Set.of(
             "executor.completed", "executor.submitted", "executor.queued", "executor.active",
             "executor.pool.size", "executor.parallelism", "executor.steals", "executor.parked",
-            "executor.steal.attempts", "executor.parks", "executor.wakeups", "executor.worker.idle");
+            "executor.steal.attempts", "executor.parks", "executor.wakeups", "executor.worker.idle",
+            "executor.failed", "executor.rejected", "executor.running");
 
     private static Set<String> names(MeterRegistry registry) {
         Set<String> names = new TreeSet<>();
@@ -51,7 +53,7 @@ class WorkStealingPoolMetricsTest {
         try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).build()) {
             assertSame(pool, WorkStealingPoolMetrics.monitor(registry, pool, "jobs", "region", "eu"));
             assertEquals(METERS, names(registry));
-            assertEquals(13, registry.getMeters().size()); // submitted twice: external, worker
+            assertEquals(16, registry.getMeters().size()); // submitted twice: external, worker
             for (Meter m : registry.getMeters()) {
                 assertEquals("jobs", m.getId().getTag("name"), m.getId().toString());
                 assertEquals("eu", m.getId().getTag("region"), m.getId().toString());
@@ -113,7 +115,7 @@ class WorkStealingPoolMetricsTest {
         MeterRegistry registry = new SimpleMeterRegistry();
         WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).build();
         WorkStealingPoolMetrics.monitor(registry, pool, "short-lived");
-        assertEquals(13, registry.getMeters().size());
+        assertEquals(16, registry.getMeters().size());
         pool.shutdown();
         assertTrue(pool.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS));
         await().atMost(HANG).until(() -> registry.getMeters().isEmpty());
@@ -144,12 +146,12 @@ class WorkStealingPoolMetricsTest {
         WorkStealingPoolMetrics.monitor(registry, old, "dup");
         try (WorkStealingPool replacement = WorkStealingPool.builder().parallelism(3).build()) {
             WorkStealingPoolMetrics.monitor(registry, replacement, "dup");
-            assertEquals(13, registry.getMeters().size(), "one set of meters per name");
+            assertEquals(16, registry.getMeters().size(), "one set of meters per name");
             assertEquals(3.0, registry.get("executor.parallelism").tag("name", "dup").gauge().value());
 
             old.shutdown();
             assertTrue(old.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS)); // its unbind has run
-            assertEquals(13, registry.getMeters().size(), "the old pool removed the replacement's meters");
+            assertEquals(16, registry.getMeters().size(), "the old pool removed the replacement's meters");
             assertEquals(3.0, registry.get("executor.parallelism").tag("name", "dup").gauge().value());
             replacement.submit(() -> 1).get();
             await().atMost(HANG).until(() -> counter(registry, "executor.completed", "name", "dup") >= 1.0);
@@ -181,5 +183,142 @@ class WorkStealingPoolMetricsTest {
             return n;
         }
         return pool.join(() -> fib(pool, n - 1), () -> fib(pool, n - 2), Long::sum);
+    }
+
+    @Test
+    void failedRejectedAndRunningFollowThePool() throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).build();
+        WorkStealingPoolMetrics.monitor(registry, pool, "faults");
+        java.util.concurrent.Future<?> failing = pool.submit(() -> {
+            throw new IllegalStateException("expected");
+        });
+        assertThrows(java.util.concurrent.ExecutionException.class, failing::get);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+        pool.execute(() -> {
+            entered.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertTrue(entered.await(HANG.toSeconds(), TimeUnit.SECONDS));
+        await().atMost(HANG).until(() -> registry.get("executor.running").gauge().value() == 1.0);
+        assertEquals(1.0, counter(registry, "executor.failed"));
+        assertEquals("tasks", registry.get("executor.failed").meter().getId().getBaseUnit());
+        pool.shutdown();
+        assertThrows(java.util.concurrent.RejectedExecutionException.class, () -> pool.execute(() -> { }));
+        // The blocked task keeps the pool, and so its meters, alive while we read (a snapshot
+        // serves reads for a few milliseconds, hence the wait).
+        await().atMost(HANG).until(() -> counter(registry, "executor.rejected") == 1.0);
+        release.countDown();
+        assertTrue(pool.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aTimedExecutorTimesEveryTaskWhenSamplingAll() throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).build()) {
+            java.util.concurrent.ExecutorService timed =
+                    WorkStealingPoolMetrics.timed(registry, pool, "timed", 1, Tags.of("region", "eu"));
+            java.util.concurrent.CountDownLatch ran = new java.util.concurrent.CountDownLatch(1);
+            timed.execute(ran::countDown);
+            assertTrue(ran.await(HANG.toSeconds(), TimeUnit.SECONDS));
+            assertEquals(7, timed.submit(() -> 7).get());
+            assertEquals("done", timed.submit(() -> { }, "done").get());
+            java.util.concurrent.Future<?> failing = timed.submit(() -> {
+                throw new IllegalStateException("expected");
+            });
+            java.util.concurrent.ExecutionException e =
+                    assertThrows(java.util.concurrent.ExecutionException.class, failing::get);
+            assertEquals("expected", e.getCause().getMessage());
+            List<java.util.concurrent.Callable<Integer>> two = List.of(() -> 1, () -> 2);
+            List<java.util.concurrent.Future<Integer>> all = timed.invokeAll(two);
+            assertEquals(2, (int) all.get(1).get());
+            List<java.util.concurrent.Callable<Integer>> one = List.of(() -> 3);
+            assertEquals(3, (int) timed.invokeAny(one));
+            // 1 + 1 + 1 + 1 (failed, still timed) + 2 + at least 1 (invokeAny may start more)
+            io.micrometer.core.instrument.Timer run = registry.get("executor").tags("name", "timed", "region", "eu").timer();
+            io.micrometer.core.instrument.Timer idle = registry.get("executor.idle").tags("name", "timed").timer();
+            await().atMost(HANG).until(() -> run.count() >= 7);
+            assertTrue(idle.count() >= 7, () -> "idle " + idle.count());
+            assertTrue(run.totalTime(TimeUnit.NANOSECONDS) > 0);
+            assertNull(run.getId().getDescription()); // as Micrometer's TimedExecutorService
+            assertFalse(timed.isShutdown());
+            timed.shutdown();
+            assertTrue(pool.isShutdown());
+            assertTrue(timed.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS));
+        }
+        // A terminated pool's timers leave the registry, as its other meters do.
+        await().atMost(HANG).until(() -> registry.find("executor").timer() == null
+                && registry.find("executor.idle").timer() == null);
+    }
+
+    @Test
+    void aTimedExecutorSamplesAboutOneTaskInN() throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).build()) {
+            java.util.concurrent.ExecutorService timed = WorkStealingPoolMetrics.timed(registry, pool, "sampled");
+            int n = 64_000;
+            java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(n);
+            for (int i = 0; i < n; i++) {
+                timed.execute(done::countDown);
+            }
+            assertTrue(done.await(HANG.toSeconds(), TimeUnit.SECONDS));
+            io.micrometer.core.instrument.Timer run = registry.get("executor").timer();
+            // Expected n / 16 = 4000, standard deviation about 61: these bounds are 16 of them.
+            double expected = (double) n / WorkStealingPoolMetrics.DEFAULT_SAMPLE_EVERY;
+            await().atMost(HANG).until(() -> run.count() >= expected - 1000);
+            assertTrue(run.count() <= expected + 1000, () -> "sampled " + run.count());
+            assertEquals(run.count(), registry.get("executor.idle").timer().count());
+        }
+    }
+
+    @Test
+    void aWorkerWaitingOnATimedFutureRunsTheTaskInsteadOfBlocking() throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).build()) {
+            java.util.concurrent.ExecutorService timed = WorkStealingPoolMetrics.timed(registry, pool, "nested", 1, Tags.empty());
+            // One worker: a get() that blocked it would wait for itself forever.
+            int r = timed.submit(() -> timed.submit(() -> 41).get() + 1).get(HANG.toSeconds(), TimeUnit.SECONDS);
+            assertEquals(42, r);
+        }
+    }
+
+    @Test
+    void aTimedExecutorRejectsBadArgumentsByName() {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).build()) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> WorkStealingPoolMetrics.timed(registry, pool, "bad", 0, Tags.empty()));
+            assertTrue(e.getMessage().contains("sampleEvery"), e.getMessage());
+            NullPointerException npe = assertThrows(NullPointerException.class,
+                    () -> WorkStealingPoolMetrics.timed(null, pool, "bad"));
+            assertEquals("registry", npe.getMessage());
+            assertThrows(NullPointerException.class, () -> WorkStealingPoolMetrics.timed(registry, null, "bad"));
+            assertTrue(registry.getMeters().isEmpty());
+            java.util.concurrent.ExecutorService timed = WorkStealingPoolMetrics.timed(registry, pool, "ok");
+            assertThrows(NullPointerException.class, () -> timed.execute(null));
+        }
+    }
+
+    @Test
+    void aPoolTimedUnderANameInUseReplacesTheOldTimersAndKeepsThem() throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        WorkStealingPool first = WorkStealingPool.builder().parallelism(1).build();
+        WorkStealingPoolMetrics.timed(registry, first, "dup", 1, Tags.empty());
+        io.micrometer.core.instrument.Timer old = registry.get("executor").timer();
+        try (WorkStealingPool second = WorkStealingPool.builder().parallelism(1).build()) {
+            java.util.concurrent.ExecutorService timed = WorkStealingPoolMetrics.timed(registry, second, "dup", 1, Tags.empty());
+            first.shutdown();
+            assertTrue(first.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS));
+            timed.submit(() -> { }).get();
+            io.micrometer.core.instrument.Timer now = registry.get("executor").timer();
+            assertTrue(now != old, "the second pool has timers of its own");
+            await().atMost(HANG).until(() -> now.count() == 1);
+            assertEquals(2, registry.getMeters().size(), "the old pool removed the replacement's timers");
+        }
     }
 }
