@@ -26,9 +26,13 @@ import java.time.Duration;
  *                            {@code submit}, {@code invokeAll} or {@code invokeAny}, and
  *                            {@link Task}s whose {@code compute} threw, whether the failure then
  *                            went to a future, a joiner, the failure handler or the thread's
- *                            uncaught-exception handler. A failure inside {@code join}, a scope or
- *                            a range loop is not counted on its own: it counts if it fails one
- *                            of those tasks
+ *                            uncaught-exception handler; not a future cancelled first. A
+ *                            failure inside {@code join}, a scope or a range loop is not counted
+ *                            on its own: it counts if it fails one of those tasks (called from
+ *                            outside the pool, they run inside one). A task given to
+ *                            {@code execute} that catches its own failure, such as a
+ *                            {@code CompletableFuture.supplyAsync} step or a
+ *                            {@code FutureTask}, does not count
  * @param externalSubmissions tasks submitted from threads outside the pool (through the
  *                            injection queue)
  * @param workerSubmissions   tasks submitted by the pool's own workers: {@code execute} or
@@ -49,8 +53,8 @@ import java.time.Duration;
  * @param runningWorkers      workers running tasks: neither looking for work nor parked in a
  *                            join (a task blocked in I/O or a lock counts as running), as
  *                            {@code ForkJoinPool.getRunningThreadCount()} counts workers not
- *                            blocked in a join. Written only when a worker runs out of work or
- *                            parks, never per task, so it costs the hot path nothing
+ *                            blocked in a join. Written only when a worker runs out of work,
+ *                            parks or wakes: never while it has a backlog
  * @param parkedWorkers       workers parked
  * @param poolSize            worker threads alive
  * @param parallelism         the configured number of workers

@@ -134,8 +134,11 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
         try {
             LatchAccess.trySetResult(this, compute());
         } catch (Throwable ex) {
-            Worker.taskFailed();
-            LatchAccess.trySetFailure(this, ex);
+            try {
+                Worker.taskFailed();
+            } finally { // even out of stack entering it: the outcome must be recorded
+                LatchAccess.trySetFailure(this, ex);
+            }
         }
     }
 
@@ -218,8 +221,11 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
         try {
             r = compute();
         } catch (Throwable ex) {
-            Worker.taskFailed();
-            LatchAccess.trySetFailure(this, ex);
+            try {
+                Worker.taskFailed();
+            } finally { // even out of stack entering it: the outcome must be recorded
+                LatchAccess.trySetFailure(this, ex);
+            }
             return report(); // whichever outcome won: ours, or a concurrent cancel/complete
         }
         return LatchAccess.trySetResult(this, r) ? r : report();

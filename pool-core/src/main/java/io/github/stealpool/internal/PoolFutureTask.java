@@ -39,11 +39,20 @@ public final class PoolFutureTask<V> extends FutureTask<V> {
         super(runnable, result);
     }
 
-    /** Counts the failure (on a worker) before the future completes with it. */
+    /**
+     * Counts the failure (on a worker) before the future completes with it; not when the future
+     * was cancelled first (invokeAny's losers, interrupted by the cancel), whose failure goes
+     * nowhere. Cancel sets the state before it interrupts, so the check sees it.
+     */
     @Override
     protected void setException(Throwable t) {
-        Worker.taskFailed();
-        super.setException(t);
+        try {
+            if (!isCancelled()) {
+                Worker.taskFailed();
+            }
+        } finally { // even out of stack entering it: the future must complete
+            super.setException(t);
+        }
     }
 
     @Override

@@ -425,8 +425,11 @@ public final class Scheduler {
         try {
             task.run();
         } catch (Throwable ex) {
-            Worker.taskFailed();
-            reportFailure(task, ex);
+            try {
+                Worker.taskFailed();
+            } finally { // even out of stack entering it: the failure must still be reported
+                reportFailure(task, ex);
+            }
         }
     }
 
@@ -707,6 +710,8 @@ public final class Scheduler {
         int size = liveWorkers;
         int parked = sleep.sleepingWorkers();
         int active = Math.max(0, size - parked);
+        // A worker waking from a park may be read as parked and as running at once: an
+        // estimate, clamped to the workers alive.
         int running = 0;
         for (Worker w : workers) {
             if (w.stats.running()) {
@@ -715,7 +720,7 @@ public final class Scheduler {
         }
         return new PoolStats(completed, failed, external, fromWorkers, rejectedSubmissions.sum(),
                 steals, attempts, idle[0], idle[1], idle[2], queuedTasks(),
-                active, Math.min(running, active), parked, size, workers.length);
+                active, Math.min(running, size), parked, size, workers.length);
     }
 
     public String runStateName() {

@@ -231,11 +231,12 @@ public final class Worker implements Runnable {
                     continue;
                 }
                 if (!mayScan) {
+                    boolean wasRunning = stats.running(); // not when a retiring worker joins
                     stats.setRunning(false);
                     try {
                         latch.parkUntilSet(interruptible); // the awaited task runs elsewhere
                     } finally {
-                        stats.setRunning(true);
+                        stats.setRunning(wasRunning);
                     }
                     return;
                 }
@@ -257,11 +258,12 @@ public final class Worker implements Runnable {
                             ? () -> latch.isSet() || s.isStopping() || Thread.currentThread().isInterrupted()
                             : latch::isSet;
                     int woken;
+                    boolean wasRunning = stats.running(); // not when a retiring worker joins
                     stats.setRunning(false);
                     try {
                         woken = s.sleep.sleep(index, jec, abort, interruptible);
                     } finally {
-                        stats.setRunning(true);
+                        stats.setRunning(wasRunning);
                     }
                     if (woken != Sleep.BACKED_OUT) {
                         slept = true;
@@ -323,8 +325,8 @@ public final class Worker implements Runnable {
         } finally {
             // A thread that dies while searching (out of memory in the idle loop) must not
             // leave its search counted: posters would wait for it forever.
+            stats.setRunning(false); // first: it cannot throw, and leaveSearch can
             leaveSearch();
-            stats.setRunning(false);
             if (foreignThread) {
                 CURRENT.remove();
             }

@@ -166,7 +166,8 @@ abstract class WorkerStatsCounters extends WorkerStatsPad0 {
     long failed;
     /**
      * Whether the worker is running tasks: its thread is in the run loop, not looking for work
-     * in the idle loop, and not parked in a join. Written only when that changes, never per task.
+     * in the idle loop, and not parked in a join. Written only when that changes: never while
+     * the worker has a backlog, twice per task when it is fed one task at a time.
      */
     boolean running;
 }

@@ -1,5 +1,6 @@
 package io.github.stealpool.metrics;
 
+import io.github.stealpool.Task;
 import io.github.stealpool.WorkStealingPool;
 import io.micrometer.core.instrument.Timer;
 import java.util.ArrayList;
@@ -25,6 +26,8 @@ import java.util.concurrent.TimeoutException;
  * so {@code submit} returns the pool's future, whose {@code get()} on a worker runs other tasks
  * instead of blocking it.
  *
+ * <p>A {@link Task} submitted here goes to the pool as it is, never timed, as forks are not.
+ *
  * <p>Which tasks are sampled is drawn from the submitting thread's {@link ThreadLocalRandom}: no
  * shared counter is written, and a periodic workload cannot alias with a fixed stride.
  */
@@ -47,8 +50,11 @@ final class TimedPoolExecutor implements ExecutorService {
     }
 
     private Runnable wrap(Runnable task) {
-        // A null task goes on unwrapped, so the pool throws its own NullPointerException.
-        return task != null && sampled() ? new TimedRunnable(task, System.nanoTime()) : task;
+        // A null task goes on unwrapped, so the pool throws its own NullPointerException. A Task
+        // too: the pool treats it as a fork/join piece (claimed once, its own future, cancelled
+        // by shutdownNow), which a wrapper would hide; like forks, Tasks are never timed.
+        return task != null && !(task instanceof Task) && sampled()
+                ? new TimedRunnable(task, System.nanoTime()) : task;
     }
 
     private <T> Callable<T> wrap(Callable<T> task) {
@@ -120,6 +126,11 @@ final class TimedPoolExecutor implements ExecutorService {
                 finished(start);
             }
         }
+
+        @Override
+        public String toString() {
+            return task.toString();
+        }
     }
 
     @Override
@@ -169,9 +180,21 @@ final class TimedPoolExecutor implements ExecutorService {
         pool.shutdown();
     }
 
+    /** As the pool's, with sampled tasks handed back as they were given, not wrapped. */
     @Override
     public List<Runnable> shutdownNow() {
-        return pool.shutdownNow();
+        List<Runnable> left = pool.shutdownNow();
+        left.replaceAll(r -> r instanceof TimedRunnable t ? t.task : r);
+        return left;
+    }
+
+    /**
+     * As {@link WorkStealingPool#close()} (which, called on one of the pool's own workers, does
+     * not wait for itself). Declared here because {@code ExecutorService.close()}, on JDK 19 and
+     * later, would wait.
+     */
+    public void close() {
+        pool.close();
     }
 
     @Override

@@ -12,8 +12,13 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.BaseUnits;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
@@ -204,15 +209,37 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
     }
 
     private ExecutorService bindTimers(MeterRegistry registry, int sampleEvery) {
-        // No description, as Micrometer's TimedExecutorService registers them: Prometheus keeps
-        // one help text per family, and a ForkJoinPool's timers share these families.
-        removeOther(registry, "executor", Tags.empty());
-        Timer execution = Timer.builder("executor").tags(tags).register(registry);
-        removeOther(registry, "executor.idle", Tags.empty());
-        Timer idle = Timer.builder("executor.idle").tags(tags).register(registry);
+        Timer execution = timer(registry, "executor");
+        Timer idle = timer(registry, "executor.idle");
         List<Meter> meters = List.of(execution, idle);
         pool.terminationFuture().thenRun(() -> unbind(registry, meters));
         return new TimedPoolExecutor(pool, execution, idle, sampleEvery);
+    }
+
+    /**
+     * The timers registered for each pool's timed executors (compared by identity, as meters
+     * compare equal by id alone): a second {@code timed} executor of the same pool and name
+     * shares them, another pool's replaces them. Keyed weakly by the pool (which compares by
+     * identity); a timer holds no reference to its pool.
+     */
+    private static final Map<WorkStealingPool, Set<Meter>> TIMERS_OF_POOL =
+            Collections.synchronizedMap(new WeakHashMap<>());
+
+    private Timer timer(MeterRegistry registry, String meter) {
+        Set<Meter> mine = TIMERS_OF_POOL.computeIfAbsent(pool,
+                p -> Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>())));
+        Meter old = registered(registry, new Meter.Id(meter, tags, null, null, Meter.Type.TIMER));
+        if (old instanceof Timer && mine.contains(old)) {
+            return (Timer) old;
+        }
+        if (old != null) {
+            registry.remove(old);
+        }
+        // No description, as Micrometer's TimedExecutorService registers them: Prometheus keeps
+        // one help text per family, and a ForkJoinPool's timers share these families.
+        Timer timer = Timer.builder(meter).tags(tags).register(registry);
+        mine.add(timer);
+        return timer;
     }
 
     @Override
