@@ -103,18 +103,26 @@ public final class Suite {
         List<Path> written = new ArrayList<>(List.of(json, out.resolve("results.md")));
         String markdown = report.rows().isEmpty() ? "## Benchmark results\n"
                 : report.markdown("## Benchmark results\n\n" + context);
-        if (!report.rows().isEmpty()) {
-            report.chart("stealpool vs the JDK's executors: " + machine, out.resolve("results.png"));
-            written.add(out.resolve("results.png"));
-        }
         if (!parallelism.isEmpty()) {
             markdown += "\n" + parallelism.markdown(context);
-            parallelism.chart("Throughput against workers, stealpool vs the JDK's executors: " + machine,
-                    out.resolve("parallelism.png"));
-            written.add(out.resolve("parallelism.png"));
         }
+        // The tables first: a machine without the JDK's font libraries still gets them.
         Files.writeString(out.resolve("results.md"), markdown, StandardCharsets.UTF_8);
         System.out.println(markdown);
+        try {
+            if (!report.rows().isEmpty()) {
+                report.chart("stealpool vs the JDK's executors: " + machine, out.resolve("results.png"));
+                written.add(out.resolve("results.png"));
+            }
+            if (!parallelism.isEmpty()) {
+                parallelism.chart("Throughput against workers, stealpool vs the JDK's executors: " + machine,
+                        out.resolve("parallelism.png"));
+                written.add(out.resolve("parallelism.png"));
+            }
+        } catch (LinkageError noFonts) {
+            // Such as libharfbuzz missing next to a jlink'd JDK on a bare server.
+            System.out.println("Charts skipped: this JDK cannot draw text here (" + noFonts + ")");
+        }
         System.out.println("Wrote " + written.stream().map(Path::toString).collect(Collectors.joining(", ")));
     }
 
