@@ -27,6 +27,10 @@ import org.openjdk.jmh.infra.Blackhole;
  * {@link #TASKS} tasks between them as fast as they can; an operation ends when every task ran.
  * {@code tiny} tasks count down a latch ({@code LongAdder::increment}-sized); {@code 1us} tasks
  * first burn about a microsecond in {@link Blackhole#consumeCPU}. Workers = available processors.
+ *
+ * <p>The task is one {@link CountDown} object, kept off the cache lines of the latch that every
+ * worker counts down (see there): the submitters read the task's class on every submit, and this
+ * measures the pools, not false sharing between the benchmark's own objects.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -76,13 +80,9 @@ public class SubmitBenchmark {
     /** Submits {@code tasks} tasks from {@code producers} threads and waits for all to run. */
     static long submit(ExecutorService executor, ExecutorService producerThreads, int producers,
                        int tasks, boolean microsecond) throws Exception {
+        CountDown task = new CountDown(microsecond); // first: see CountDown
         CountDownLatch done = new CountDownLatch(tasks);
-        Runnable task = microsecond
-                ? () -> {
-                    Blackhole.consumeCPU(TOKENS_1US);
-                    done.countDown();
-                }
-                : done::countDown;
+        task.latch = done; // published to the workers by the executor, as the task itself is
         List<Future<?>> running = new ArrayList<>(producers);
         int share = tasks / producers;
         for (int p = 0; p < producers; p++) {
@@ -98,5 +98,43 @@ public class SubmitBenchmark {
         }
         done.await();
         return done.getCount();
+    }
+
+    /** The fields of {@link CountDown}: the JVM lays them before the subclass's padding. */
+    static class CountDownFields {
+        CountDownLatch latch;
+        final boolean burnOneMicrosecond;
+
+        CountDownFields(boolean burnOneMicrosecond) {
+            this.burnOneMicrosecond = burnOneMicrosecond;
+        }
+    }
+
+    /**
+     * The benchmark's task: counts down the operation's latch, after burning about a microsecond
+     * if asked. It is allocated before the latch and padded after its fields, so that neither
+     * allocation order nor a garbage collector copying it next to the latch puts the latch's
+     * count, which every worker CASes, on the cache line of the task's header. Every submitter
+     * that reads the task's class (ours and {@code ForkJoinPool}'s {@code execute} check whether
+     * it is one of their own task types) would miss the cache on that line on every submit.
+     * That happened with a lambda allocated right after the latch: on 16 cores, JDK 17, 16
+     * workers, one thread submitting to our pool took 17.5 ms per 100,000 tasks instead of
+     * 2.6 ms ({@link OneProducerProbe}, {@code latch} against {@code apart}). The faster a pool
+     * ran the tasks in parallel, the hotter the latch's line, and the slower its submitter.
+     */
+    static final class CountDown extends CountDownFields implements Runnable {
+        long p0, p1, p2, p3, p4, p5, p6, p7;
+
+        CountDown(boolean burnOneMicrosecond) {
+            super(burnOneMicrosecond);
+        }
+
+        @Override
+        public void run() {
+            if (burnOneMicrosecond) {
+                Blackhole.consumeCPU(TOKENS_1US);
+            }
+            latch.countDown();
+        }
     }
 }
