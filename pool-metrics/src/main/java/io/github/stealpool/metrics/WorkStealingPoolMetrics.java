@@ -11,14 +11,14 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.BaseUnits;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.noop.NoopTimer;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
@@ -80,6 +80,10 @@ import java.util.function.ToDoubleFunction;
  * <p>A name is one pool's at a time: binding a pool under a name and tags another pool's meters
  * already use replaces those meters with the new pool's (a restarted or reconfigured pool keeps
  * its series), and the old pool, when it terminates, removes only meters that are still its own.
+ * The meter replaced is the one registering would hand back, found through the registry's
+ * filters (common tags) as Micrometer's {@code removeByPreFilterId} finds it. A pool already
+ * terminated at the call gets no meters, and its timed executor times nothing: they would go at
+ * once, after replacing a live pool's under that name.
  */
 public final class WorkStealingPoolMetrics implements MeterBinder {
 
@@ -171,7 +175,9 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
      * @param pool     the pool that runs the tasks
      * @param name     the pool's name, the value of the {@code name} tag
      * @param tags     extra tags as key-value pairs
-     * @return an executor whose tasks run in {@code pool}; shutting it down shuts the pool down
+     * @return an executor whose tasks run in {@code pool}; shutting it down shuts the pool down.
+     *         For a pool already terminated at the call, one that rejects every task and
+     *         registers no timers
      * @throws NullPointerException     if an argument is null
      * @throws IllegalArgumentException if {@code tags} has an odd number of strings
      */
@@ -192,7 +198,9 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
      * @param name        the pool's name, the value of the {@code name} tag
      * @param sampleEvery time one task in this many, chosen at random per task; 1 times all
      * @param tags        extra tags on both timers
-     * @return an executor whose tasks run in {@code pool}; shutting it down shuts the pool down
+     * @return an executor whose tasks run in {@code pool}; shutting it down shuts the pool down.
+     *         For a pool already terminated at the call, one that rejects every task and
+     *         registers no timers
      * @throws NullPointerException     if an argument is null
      * @throws IllegalArgumentException if {@code sampleEvery} is less than 1
      */
@@ -209,36 +217,51 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
     }
 
     private ExecutorService bindTimers(MeterRegistry registry, int sampleEvery) {
+        if (pool.isTerminated()) {
+            // Its timers would be removed at once, after replacing a live pool's of that name.
+            return new TimedPoolExecutor(pool, new NoopTimer(timerId("executor")),
+                    new NoopTimer(timerId("executor.idle")), sampleEvery);
+        }
         Timer execution = timer(registry, "executor");
-        Timer idle = timer(registry, "executor.idle");
+        Timer idle;
+        try {
+            idle = timer(registry, "executor.idle");
+        } catch (RuntimeException | Error e) {
+            unbind(registry, List.of(execution)); // a registry refused it: leave none of ours behind
+            throw e;
+        }
         List<Meter> meters = List.of(execution, idle);
         pool.terminationFuture().thenRun(() -> unbind(registry, meters));
         return new TimedPoolExecutor(pool, execution, idle, sampleEvery);
     }
 
     /**
-     * The timers registered for each pool's timed executors (compared by identity, as meters
-     * compare equal by id alone): a second {@code timed} executor of the same pool and name
-     * shares them, another pool's replaces them. Keyed weakly by the pool (which compares by
-     * identity); a timer holds no reference to its pool.
+     * The timers registered for each pool's timed executors, by registry and the id asked for
+     * (before the registry's filters add common tags): a second {@code timed} executor of the
+     * same pool and name shares them while they are registered, another pool's replaces them.
+     * Keyed weakly by the pool (which compares by identity); a timer holds no reference to its
+     * pool.
      */
-    private static final Map<WorkStealingPool, Set<Meter>> TIMERS_OF_POOL =
+    private static final Map<WorkStealingPool, Map<List<Object>, Timer>> TIMERS_OF_POOL =
             Collections.synchronizedMap(new WeakHashMap<>());
 
+    private Meter.Id timerId(String meter) {
+        return new Meter.Id(meter, tags, null, null, Meter.Type.TIMER);
+    }
+
     private Timer timer(MeterRegistry registry, String meter) {
-        Set<Meter> mine = TIMERS_OF_POOL.computeIfAbsent(pool,
-                p -> Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>())));
-        Meter old = registered(registry, new Meter.Id(meter, tags, null, null, Meter.Type.TIMER));
-        if (old instanceof Timer && mine.contains(old)) {
-            return (Timer) old;
+        Map<List<Object>, Timer> mine = TIMERS_OF_POOL.computeIfAbsent(pool, p -> new ConcurrentHashMap<>());
+        Meter.Id asked = timerId(meter);
+        List<Object> key = List.of(registry, asked); // a registry is equal only to itself
+        Timer shared = mine.get(key);
+        if (shared != null && registered(registry, shared.getId()) == shared) {
+            return shared;
         }
-        if (old != null) {
-            registry.remove(old);
-        }
+        registry.removeByPreFilterId(asked); // another pool's, under this name: see removeOther
         // No description, as Micrometer's TimedExecutorService registers them: Prometheus keeps
         // one help text per family, and a ForkJoinPool's timers share these families.
         Timer timer = Timer.builder(meter).tags(tags).register(registry);
-        mine.add(timer);
+        mine.put(key, timer);
         return timer;
     }
 
@@ -251,8 +274,24 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
     }
 
     private void bindMeters(MeterRegistry registry) {
+        if (pool.isTerminated()) {
+            // Its meters would be removed at once, after replacing a live pool's of that name.
+            return;
+        }
         List<Meter> meters = new ArrayList<>();
+        try {
+            registerMeters(registry, meters);
+        } catch (RuntimeException | Error e) {
+            unbind(registry, meters); // a registry refused one: leave none of ours behind
+            throw e;
+        }
+        // Meters of a dead pool would report its last values forever: drop them. Registries
+        // hold meter sources weakly; this action, held by the pool until it terminates, is what
+        // keeps this binder (the source) alive as long as the pool.
+        pool.terminationFuture().thenRun(() -> unbind(registry, meters));
+    }
 
+    private void registerMeters(MeterRegistry registry, List<Meter> meters) {
         // Names, units and descriptions as Micrometer's ExecutorServiceMetrics gives them where
         // the meaning is the same (completed as for a ThreadPoolExecutor, the others as for a
         // ForkJoinPool, which this pool replaces): one metric family, one help text, whichever
@@ -288,7 +327,7 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
         meters.add(counter(registry, "executor.wakeups", null,
                 "Parked workers woken, by a new task, a finished join or shutdown",
                 PoolStats::wakeups, Tags.empty()));
-        removeOther(registry, "executor.worker.idle", Tags.empty());
+        removeOther(registry, "executor.worker.idle", Tags.empty(), Meter.Type.COUNTER);
         meters.add(FunctionCounter.builder("executor.worker.idle", this,
                         m -> m.stats().parkedNanos() / 1e9)
                 .tags(tags)
@@ -317,11 +356,6 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
         meters.add(gauge(registry, "executor.parallelism", BaseUnits.THREADS,
                 "The targeted parallelism level of this pool",
                 PoolStats::parallelism));
-
-        // Meters of a dead pool would report its last values forever: drop them. Registries
-        // hold meter sources weakly; this action, held by the pool until it terminates, is what
-        // keeps this binder (the source) alive as long as the pool.
-        pool.terminationFuture().thenRun(() -> unbind(registry, meters));
     }
 
     /**
@@ -339,16 +373,15 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
     }
 
     /**
-     * Removes the meter registered under {@code meter} with exactly this binder's tags plus
-     * {@code extra}, if another binder (an earlier pool of the same name) registered it: the
-     * registry would otherwise hand that meter back instead of registering ours, so the new
-     * pool would have no series of its own, and none at all once the old one terminated.
+     * Removes the meter that registering {@code meter} with this binder's tags plus {@code extra}
+     * would hand back, if there is one: another pool's of the same name (or another binder's
+     * under that id). The registry would otherwise return that meter instead of registering
+     * ours, so the new pool would have no series of its own, and none at all once the old one
+     * terminated. Micrometer's {@code removeByPreFilterId} finds it by the id asked for, through
+     * the registry's filters (common tags), as {@code register} would.
      */
-    private void removeOther(MeterRegistry registry, String meter, Tags extra) {
-        Meter old = registered(registry, new Meter.Id(meter, Tags.concat(tags, extra), null, null, Meter.Type.OTHER));
-        if (old != null) {
-            registry.remove(old);
-        }
+    private void removeOther(MeterRegistry registry, String meter, Tags extra, Meter.Type type) {
+        registry.removeByPreFilterId(new Meter.Id(meter, Tags.concat(tags, extra), null, null, type));
     }
 
     /** The meter registered under exactly {@code id}'s name and tags, or null. */
@@ -373,7 +406,7 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
 
     private Meter counter(MeterRegistry registry, String meter, String unit, String description,
                           ToDoubleFunction<PoolStats> value, Tags extra) {
-        removeOther(registry, meter, extra);
+        removeOther(registry, meter, extra, Meter.Type.COUNTER);
         return FunctionCounter.builder(meter, this, m -> value.applyAsDouble(m.stats()))
                 .tags(tags)
                 .tags(extra)
@@ -384,7 +417,7 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
 
     private Meter gauge(MeterRegistry registry, String meter, String unit, String description,
                         ToDoubleFunction<PoolStats> value) {
-        removeOther(registry, meter, Tags.empty());
+        removeOther(registry, meter, Tags.empty(), Meter.Type.GAUGE);
         return Gauge.builder(meter, this, m -> value.applyAsDouble(m.stats()))
                 .tags(tags)
                 .description(description)

@@ -367,4 +367,78 @@ class WorkStealingPoolMetricsTest {
             assertEquals(2, registry.getMeters().size(), "the old pool removed the replacement's timers");
         }
     }
+
+    @Test
+    void aReplacementKeepsItsMetersUnderARegistrysCommonTags() throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        registry.config().commonTags("app", "demo"); // a MeterFilter: registered ids differ from the asked ones
+        WorkStealingPool old = WorkStealingPool.builder().parallelism(1).build();
+        try (old; WorkStealingPool replacement = WorkStealingPool.builder().parallelism(3).build()) {
+            WorkStealingPoolMetrics.monitor(registry, old, "dup");
+            WorkStealingPoolMetrics.timed(registry, old, "dup", 1, Tags.empty());
+            WorkStealingPoolMetrics.monitor(registry, replacement, "dup");
+            java.util.concurrent.ExecutorService timed =
+                    WorkStealingPoolMetrics.timed(registry, replacement, "dup", 1, Tags.empty());
+            assertEquals(18, registry.getMeters().size(), "one set of meters and timers per name");
+            assertEquals(3.0, registry.get("executor.parallelism").tags("name", "dup", "app", "demo").gauge().value());
+
+            old.shutdown();
+            assertTrue(old.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS)); // its unbind has run
+            assertEquals(18, registry.getMeters().size(), "the old pool removed the replacement's meters");
+            assertEquals(3.0, registry.get("executor.parallelism").tag("name", "dup").gauge().value());
+            timed.submit(() -> { }).get();
+            io.micrometer.core.instrument.Timer run = registry.get("executor").tag("name", "dup").timer();
+            await().atMost(HANG).until(() -> run.count() == 1);
+        }
+        await().atMost(HANG).until(() -> registry.getMeters().isEmpty());
+    }
+
+    @Test
+    void aTerminatedPoolMonitoredOrTimedLeavesALivePoolsMetersAlone() throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        WorkStealingPool dead = WorkStealingPool.builder().parallelism(1).build();
+        dead.shutdown();
+        assertTrue(dead.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS));
+        try (WorkStealingPool live = WorkStealingPool.builder().parallelism(3).build()) {
+            WorkStealingPoolMetrics.monitor(registry, live, "same");
+            java.util.concurrent.ExecutorService timed =
+                    WorkStealingPoolMetrics.timed(registry, live, "same", 1, Tags.empty());
+            Set<Meter> before = identitySet(registry.getMeters());
+
+            assertSame(dead, WorkStealingPoolMetrics.monitor(registry, dead, "same"));
+            java.util.concurrent.ExecutorService deadTimed =
+                    WorkStealingPoolMetrics.timed(registry, dead, "same", 1, Tags.empty());
+            assertTrue(deadTimed.isTerminated());
+            assertThrows(java.util.concurrent.RejectedExecutionException.class, () -> deadTimed.execute(() -> { }));
+
+            assertEquals(before, identitySet(registry.getMeters()), "the live pool's meters, untouched");
+            assertEquals(3.0, registry.get("executor.parallelism").tag("name", "same").gauge().value());
+            timed.submit(() -> { }).get();
+            io.micrometer.core.instrument.Timer run = registry.get("executor").tag("name", "same").timer();
+            await().atMost(HANG).until(() -> run.count() == 1);
+        }
+    }
+
+    @Test
+    void aPoolAskingWithoutTheCommonTagReplacesOneAskingWithIt() throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        registry.config().commonTags("app", "demo");
+        WorkStealingPool first = WorkStealingPool.builder().parallelism(1).build();
+        try (first; WorkStealingPool second = WorkStealingPool.builder().parallelism(3).build()) {
+            WorkStealingPoolMetrics.monitor(registry, first, "x", "app", "demo");
+            WorkStealingPoolMetrics.monitor(registry, second, "x"); // the filters make both ids one
+            assertEquals(16, registry.getMeters().size(), "one set of meters per name");
+            assertEquals(3.0, registry.get("executor.parallelism").tag("name", "x").gauge().value());
+            first.shutdown();
+            assertTrue(first.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS));
+            assertEquals(16, registry.getMeters().size(), "the first pool removed the second's meters");
+            assertEquals(3.0, registry.get("executor.parallelism").tag("name", "x").gauge().value());
+        }
+    }
+
+    private static Set<Meter> identitySet(List<Meter> meters) {
+        Set<Meter> set = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        set.addAll(meters);
+        return set;
+    }
 }
