@@ -88,6 +88,14 @@ public final class OneProducerProbe {
         }
     }
 
+    /** Submits {@code task} {@link #TASKS} times from this thread; returns the time it ended. */
+    private static long submitAll(ExecutorService executor, Runnable task) {
+        for (int i = 0; i < TASKS; i++) {
+            executor.execute(task);
+        }
+        return System.nanoTime();
+    }
+
     /** One round: nanoseconds until the submitting ended, and until every task had run. */
     private static long[] round(ExecutorService executor, int parallelism, String kind) throws Exception {
         long start = System.nanoTime();
@@ -95,11 +103,7 @@ public final class OneProducerProbe {
         switch (kind) {
             case "latch": {
                 CountDownLatch done = new CountDownLatch(TASKS);
-                Runnable task = done::countDown;
-                for (int i = 0; i < TASKS; i++) {
-                    executor.execute(task);
-                }
-                submitted = System.nanoTime();
+                submitted = submitAll(executor, done::countDown);
                 done.await();
                 break;
             }
@@ -107,20 +111,13 @@ public final class OneProducerProbe {
                 SubmitBenchmark.CountDown task = new SubmitBenchmark.CountDown(false);
                 CountDownLatch done = new CountDownLatch(TASKS);
                 task.latch = done;
-                for (int i = 0; i < TASKS; i++) {
-                    executor.execute(task);
-                }
-                submitted = System.nanoTime();
+                submitted = submitAll(executor, task);
                 done.await();
                 break;
             }
             case "adder": {
                 LongAdder done = new LongAdder();
-                Runnable task = done::increment;
-                for (int i = 0; i < TASKS; i++) {
-                    executor.execute(task);
-                }
-                submitted = System.nanoTime();
+                submitted = submitAll(executor, done::increment);
                 while (done.sum() < TASKS) {
                     LockSupport.parkNanos(10_000);
                 }
