@@ -98,7 +98,7 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
                 : "stealpool-" + POOL_IDS.incrementAndGet();
         this.scheduler = new Scheduler(b.parallelism, name, b.threadFactory,
                 b.daemon != null && b.daemon, b.uncaughtExceptionHandler,
-                b.idleStrategy.spinRounds(), b.idleStrategy.yieldRounds());
+                b.idleStrategy.spinRounds(), b.idleStrategy.yieldRounds(), b.fifo);
         scheduler.start();
     }
 
@@ -834,6 +834,7 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         private long minBatch = DEFAULT_MIN_BATCH;
         private long maxBatch = DEFAULT_MAX_BATCH;
         private IdleStrategy idleStrategy = IdleStrategy.standard();
+        private boolean fifo;
 
         private Builder() {
         }
@@ -869,6 +870,24 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
          */
         public Builder idleStrategy(IdleStrategy strategy) {
             this.idleStrategy = Objects.requireNonNull(strategy, "idleStrategy");
+            return this;
+        }
+
+        /**
+         * First-in-first-out order for each worker's own tasks, {@code ForkJoinPool}'s
+         * {@code asyncMode}: a worker takes the oldest task of its deque next (tasks that tasks
+         * {@code execute} or {@code submit}, and the batches it takes from submitters), as
+         * thieves do, instead of the newest. For event-style work that is never joined, where
+         * the order of arrival matters more than the cache: a stream of follow-up tasks is then
+         * served in the order it was posted. Costs a CAS per task taken from the own deque. A
+         * task that waits in a join still runs its own forks newest first. Default false
+         * (last-in-first-out, the better order for fork/join).
+         *
+         * @param fifo true for first-in-first-out order of each worker's own tasks
+         * @return this builder
+         */
+        public Builder fifo(boolean fifo) {
+            this.fifo = fifo;
             return this;
         }
 

@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
  */
 enum Contender {
     STEALPOOL("stealpool"),
+    /** Our pool with {@code Builder.fifo(true)}: each worker's own tasks oldest first. */
+    STEALPOOL_FIFO("stealpool-fifo"),
     FORKJOIN("forkjoin"),
     FORKJOIN_ASYNC("forkjoin-async"),
     FIXED("fixed");
@@ -38,8 +40,9 @@ enum Contender {
     ExecutorService create(int parallelism) {
         switch (this) {
             case STEALPOOL:
+            case STEALPOOL_FIFO:
                 return WorkStealingPool.builder().parallelism(parallelism).daemon(true)
-                        .idleStrategy(idleStrategy()).build();
+                        .idleStrategy(idleStrategy()).fifo(this == STEALPOOL_FIFO).build();
             case FORKJOIN:
                 return new ForkJoinPool(parallelism);
             case FORKJOIN_ASYNC:

@@ -40,10 +40,13 @@ import org.openjdk.jmh.runner.options.TimeValue;
  */
 public final class Suite {
 
-    /** The suites of the benchmark issue, then scaling with workers (issue 12), in report order. */
+    /**
+     * The suites of the benchmark issue, then scaling with workers (issue 12) and FIFO mode
+     * (issue 15), in report order.
+     */
     static final String DEFAULT_INCLUDE = "\\.(SubmitBenchmark|ForkJoinBenchmark|WakeupLatencyBenchmark"
             + "|IdleCostBenchmark|RangeBenchmark|RangeProfileBenchmark|RangeCriteriaBenchmark|OversubscriptionBenchmark"
-            + "|ScalingBenchmark|ParallelismBenchmark|ParallelismFibBenchmark)\\.";
+            + "|ScalingBenchmark|ParallelismBenchmark|ParallelismFibBenchmark|FifoBenchmark)\\.";
 
     private Suite() {
     }

@@ -5,7 +5,8 @@ import java.lang.invoke.VarHandle;
 
 /**
  * A growable work-stealing deque: one owner pushes and pops at the bottom (LIFO), any number of
- * thieves steal at the top (FIFO).
+ * thieves steal at the top (FIFO). A pool in FIFO mode has the owner take from the top too, with
+ * {@link #poll()}, which is a steal that also clears the slot it took.
  *
  * <h2>Algorithm</h2>
  * Chase and Lev, "Dynamic Circular Work-Stealing Deque" (SPAA 2005), with the memory orderings of
@@ -52,7 +53,7 @@ import java.lang.invoke.VarHandle;
  * </ul>
  *
  * <h2>Clearing slots</h2>
- * The owner nulls a slot it pops, so a finished task is not kept reachable. A thief never writes
+ * The owner nulls a slot it pops or {@link #poll}s, so a finished task is not kept reachable. A thief never writes
  * the array (a late write could clobber an element the owner pushed to the same slot after the
  * steal); instead the owner clears stolen slots lazily, when it finds the deque empty: then every
  * index below {@code top == bottom} is dead and no live index shares their slots.
@@ -226,6 +227,34 @@ public final class ChaseLevDeque<E> extends ChaseLevDequePad2 {
         soBottom(b + 1);
         clearStolenSlots(a, b + 1); // empty either way
         return won ? e : null;
+    }
+
+    /**
+     * Owner only: removes and returns the top element (the oldest), as a thief would, and clears
+     * its slot; null only if the deque is empty. A CAS lost to a thief is retried (the thief took
+     * an element, so this is lock-free). For a pool in FIFO mode. Clearing the slot after the CAS
+     * is the owner's right alone: the index is dead, and only the owner writes slots, by later
+     * pushes in its own program order.
+     */
+    @SuppressWarnings("unchecked")
+    public E poll() {
+        for (;;) {
+            long t = lvTop();
+            long b = lpBottom();
+            Object[] a = lpArray();
+            if (t >= b) {
+                if (clearedUpTo < t) {
+                    clearStolenSlots(a, t);
+                }
+                return null;
+            }
+            int i = (int) t & (a.length - 1);
+            Object e = a[i];
+            if (casTop(t, t + 1)) {
+                a[i] = null;
+                return (E) e;
+            }
+        }
     }
 
     // --- thief operations ---

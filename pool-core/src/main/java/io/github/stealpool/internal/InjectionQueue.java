@@ -196,6 +196,15 @@ public final class InjectionQueue {
      * The caller must announce the pushed tasks as new jobs ({@link Scheduler}).
      */
     public Runnable poll(int cursor, ChaseLevDeque<Runnable> deque) {
+        return poll(cursor, deque, false);
+    }
+
+    /**
+     * As {@link #poll(int, ChaseLevDeque)}; with {@code fifo} the rest of the batch is pushed
+     * oldest first instead, for an owner that takes its deque's tasks from the top (a pool in
+     * FIFO mode), so that it too runs them in submission order.
+     */
+    public Runnable poll(int cursor, ChaseLevDeque<Runnable> deque, boolean fifo) {
         Stripe[] ss = stripes;
         for (int k = 0; k <= mask; k++) {
             Stripe s = ss[(cursor + k) & mask];
@@ -204,7 +213,7 @@ public final class InjectionQueue {
             }
             Runnable first;
             try {
-                first = takeBatch(s, deque);
+                first = takeBatch(s, deque, fifo);
             } finally {
                 s.unlock();
                 if (!s.isEmpty()) {
@@ -218,8 +227,12 @@ public final class InjectionQueue {
         return null;
     }
 
-    /** The lock holder: takes up to BATCH tasks; returns the first, pushes the rest on deque. */
-    private static Runnable takeBatch(Stripe s, ChaseLevDeque<Runnable> deque) {
+    /**
+     * The lock holder: takes up to BATCH tasks; returns the first, pushes the rest on deque,
+     * newest first (the owner pops the bottom) or, with {@code fifo}, oldest first (the owner
+     * takes the top).
+     */
+    private static Runnable takeBatch(Stripe s, ChaseLevDeque<Runnable> deque, boolean fifo) {
         Runnable[] batch = s.batch;
         int n = 0;
         for (Runnable t; n < BATCH && (t = s.queue.poll()) != null; ) {
@@ -228,9 +241,16 @@ public final class InjectionQueue {
         if (n == 0) {
             return null;
         }
-        for (int i = n - 1; i > 0; i--) {
-            deque.push(batch[i]);
-            batch[i] = null;
+        if (fifo) {
+            for (int i = 1; i < n; i++) {
+                deque.push(batch[i]);
+                batch[i] = null;
+            }
+        } else {
+            for (int i = n - 1; i > 0; i--) {
+                deque.push(batch[i]);
+                batch[i] = null;
+            }
         }
         Runnable first = batch[0];
         batch[0] = null;

@@ -103,6 +103,8 @@ public final class Scheduler {
      */
     final ChaseLevDeque<Runnable>[] deques;
     final InjectionQueue injection;
+    /** Workers take their own tasks oldest first: see the constructor. */
+    final boolean fifo;
     final Sleep sleep;
 
     private final String name;
@@ -148,6 +150,18 @@ public final class Scheduler {
      */
     public Scheduler(int parallelism, String name, ThreadFactory threadFactory, boolean daemon,
                      Thread.UncaughtExceptionHandler failureHandler, int spinRounds, int yieldRounds) {
+        this(parallelism, name, threadFactory, daemon, failureHandler, spinRounds, yieldRounds, false);
+    }
+
+    /**
+     * As the constructor above; with {@code fifo} each worker takes its own deque's tasks oldest
+     * first, from the top, as thieves do ({@code ForkJoinPool}'s asyncMode). Joins still run a
+     * task's own forks newest first ({@link Worker}).
+     */
+    public Scheduler(int parallelism, String name, ThreadFactory threadFactory, boolean daemon,
+                     Thread.UncaughtExceptionHandler failureHandler, int spinRounds, int yieldRounds,
+                     boolean fifo) {
+        this.fifo = fifo;
         this.name = name;
         this.threadFactory = threadFactory;
         this.daemon = daemon;

@@ -8,7 +8,8 @@ import java.util.function.BooleanSupplier;
  * One worker of a {@link Scheduler}: its deque and the loop its thread runs.
  *
  * <h2>Search order</h2>
- * Own deque (LIFO, no synchronisation on the fast path), then the injection queue, then stealing
+ * Own deque (LIFO, no synchronisation on the fast path; FIFO mode takes the oldest, with a CAS,
+ * as thieves do), then the injection queue, then stealing
  * (FIFO) from the other workers' deques, starting at a victim chosen by this worker's own
  * xorshift generator and sweeping all of them. Stealing comes last because it pushes the victim
  * onto its own slow path (the CAS on the last element) sooner.
@@ -217,9 +218,15 @@ public final class Worker implements Runnable {
                 if (interruptible && (Thread.interrupted() || s.isStopping())) {
                     throw new InterruptedException();
                 }
-                // Past the depth bound only the running task's own forks (above its floor) may
-                // be run on this stack; anything older waits for other workers.
-                Runnable t = mayScan || deque.bottomIndex() > taskFloor ? deque.pop() : null;
+                // The running task's own forks (above its floor) first, newest first in either
+                // order; past the depth bound nothing older may be run on this stack (it waits
+                // for other workers); below it, older tasks in the pool's order.
+                Runnable t;
+                if (deque.bottomIndex() > taskFloor) {
+                    t = deque.pop();
+                } else {
+                    t = mayScan ? takeOwn() : null;
+                }
                 if (t == null && mayScan) {
                     t = scan();
                 }
@@ -342,7 +349,7 @@ public final class Worker implements Runnable {
                 s.probe.workerExitingAfterStop(this);
                 return;
             }
-            Runnable task = deque.pop();
+            Runnable task = takeOwn();
             if (task == null && (task = scan()) == null) {
                 // Running is written here, when the worker runs out of work, never per task.
                 stats.setRunning(false);
@@ -362,9 +369,19 @@ public final class Worker implements Runnable {
         }
     }
 
+    /**
+     * The next task of this worker's own deque: the newest (pop), or in FIFO mode the oldest,
+     * taken from the top as a thief would ({@link ChaseLevDeque#poll}, which retries a race lost
+     * to a thief). Either way a null means the deque was empty, which the idle protocol relies
+     * on: it never looks at a worker's own deque again before the worker sleeps.
+     */
+    private Runnable takeOwn() {
+        return scheduler.fifo ? deque.poll() : deque.pop();
+    }
+
     /** Injection queue, then the other workers' deques. */
     private Runnable scan() {
-        Runnable t = scheduler.injection.poll(index + ++injectionPolls, deque);
+        Runnable t = scheduler.injection.poll(index + ++injectionPolls, deque, scheduler.fifo);
         if (t != null) {
             if (!deque.isEmpty()) { // the rest of the batch landed in our (empty) deque
                 scheduler.announceLocalJobs();

@@ -129,6 +129,33 @@ class ChaseLevDequeTest {
         d.pop();
         d.pop();
         d.pop(); // last one: the deque is empty now, so stolen slots are cleared as well
+        assertEverySlotNull(d);
+    }
+
+    @Test
+    void ownerPollIsFifoAndKeepsNothingReachable() throws Exception {
+        ChaseLevDeque<Object> d = new ChaseLevDeque<>(8);
+        Object[] pushed = new Object[6];
+        for (int i = 0; i < 6; i++) {
+            d.push(pushed[i] = new Object());
+        }
+        assertSame(pushed[0], d.steal());
+        assertSame(pushed[1], d.steal());
+        for (int i = 2; i < 6; i++) {
+            assertSame(pushed[i], d.poll(), "oldest first");
+            assertNull(slots(d)[i], "a polled slot is cleared at once, not when the deque empties");
+        }
+        assertNull(d.poll()); // finds it empty: stolen slots are cleared as well
+        assertEverySlotNull(d);
+    }
+
+    private static void assertEverySlotNull(ChaseLevDeque<Object> d) throws Exception {
+        for (Object slot : slots(d)) {
+            assertNull(slot);
+        }
+    }
+
+    private static Object[] slots(ChaseLevDeque<Object> d) throws Exception {
         java.lang.reflect.Field f = null;
         for (Class<?> c = d.getClass(); f == null; c = c.getSuperclass()) {
             for (java.lang.reflect.Field candidate : c.getDeclaredFields()) {
@@ -138,18 +165,16 @@ class ChaseLevDequeTest {
             }
         }
         f.setAccessible(true);
-        for (Object slot : (Object[]) f.get(d)) {
-            assertNull(slot);
-        }
+        return (Object[]) f.get(d);
     }
 
     /**
      * One owner pushes and pops, several thieves steal: every item is taken exactly once, and
      * the owner sees its own items in LIFO order relative to each other.
      */
-    @ParameterizedTest(name = "thieves={0}, initialCapacity={1}")
-    @CsvSource({"1, 2", "3, 2", "3, 64", "6, 4"})
-    void everyItemIsTakenExactlyOnceUnderStealing(int thieves, int initialCapacity) throws Exception {
+    @ParameterizedTest(name = "thieves={0}, initialCapacity={1}, owner polls={2}")
+    @CsvSource({"1, 2, false", "3, 2, false", "3, 64, false", "6, 4, false", "1, 2, true", "3, 4, true"})
+    void everyItemIsTakenExactlyOnceUnderStealing(int thieves, int initialCapacity, boolean fifo) throws Exception {
         final int items = 300_000;
         ChaseLevDeque<Integer> d = new ChaseLevDeque<>(initialCapacity);
         AtomicIntegerArray taken = new AtomicIntegerArray(items);
@@ -179,26 +204,30 @@ class ChaseLevDequeTest {
                 start.await();
                 ThreadLocalRandom rnd = ThreadLocalRandom.current();
                 int next = 0;
+                int lastPolled = -1;
                 while (next < items) {
                     int burst = Math.min(items - next, 1 + rnd.nextInt(40));
                     for (int i = 0; i < burst; i++) {
                         d.push(next++);
                     }
                     int pops = rnd.nextInt(burst + 1);
-                    int previous = Integer.MAX_VALUE;
+                    int previous = fifo ? lastPolled : Integer.MAX_VALUE;
                     for (int i = 0; i < pops; i++) {
-                        Integer x = d.pop();
+                        Integer x = fifo ? d.poll() : d.pop();
                         if (x == null) {
                             break;
                         }
-                        if (x >= previous) {
-                            throw new AssertionError("owner pop out of LIFO order: " + x + " after " + previous);
+                        if (fifo ? x <= previous : x >= previous) {
+                            throw new AssertionError("owner take out of order: " + x + " after " + previous);
                         }
                         previous = x;
                         taken.incrementAndGet(x);
                     }
+                    if (fifo) {
+                        lastPolled = previous; // the top only grows: polls are oldest first throughout
+                    }
                 }
-                for (Integer x; (x = d.pop()) != null; ) {
+                for (Integer x; (x = fifo ? d.poll() : d.pop()) != null; ) {
                     taken.incrementAndGet(x);
                 }
             } catch (Throwable e) {
