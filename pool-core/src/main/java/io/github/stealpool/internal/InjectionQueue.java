@@ -56,10 +56,10 @@ import org.jctools.queues.varhandle.MpscUnboundedVarHandleArrayQueue;
  *
  * <h2>Memory ordering</h2>
  * An offer publishes with a CAS on the stripe's producer index (sequentially consistent in Java;
- * one that links a new chunk CASes it to an odd value, which {@code Stripe.isEmpty()} counts as
- * a task), and {@link #isEmpty()} compares each stripe's indexes with volatile reads. The idle protocol
- * relies on exactly that: a producer's offer, then its volatile read of the sleep counter, against
- * a worker's CAS on that counter, then its {@code isEmpty()} check (a Dekker pattern; see
+ * one that links a new chunk CASes it to an odd value, which {@code Stripe.isEmpty()} counts as a
+ * task), and {@link #isEmpty()} compares each stripe's indexes with volatile reads. The idle
+ * protocol relies on exactly that: a producer's offer, then its volatile read of the sleep counter,
+ * against a worker's CAS on that counter, then its {@code isEmpty()} check (a Dekker pattern; see
  * {@link Sleep}). A stripe lock is taken with a CAS and released with a volatile store, which
  * orders one holder's use of the MPSC consumer side before the next holder's.
  *
@@ -136,7 +136,10 @@ public final class InjectionQueue {
          * a stripe empty. Its task may then be invisible to a worker's last search and to a
          * holder's look after unlocking, while its submitter, whose release store may still sit
          * in its store buffer, reads the sleep counter and sees nobody to wake. An odd index is
-         * a task on its way: JCTools' {@code poll} waits for it to be linked.
+         * a task on its way. JCTools' {@code poll} answers null for it until the offer has linked
+         * the chunk (it halves the difference too), so a holder may take nothing; its look after
+         * unlocking then sees the odd index and gives notice, and workers search again until the
+         * task can be taken.
          */
         boolean isEmpty() {
             long consumed = queue.lvConsumerIndex();
@@ -241,16 +244,10 @@ public final class InjectionQueue {
         if (n == 0) {
             return null;
         }
-        if (fifo) {
-            for (int i = 1; i < n; i++) {
-                deque.push(batch[i]);
-                batch[i] = null;
-            }
-        } else {
-            for (int i = n - 1; i > 0; i--) {
-                deque.push(batch[i]);
-                batch[i] = null;
-            }
+        for (int k = 1; k < n; k++) {
+            int i = fifo ? k : n - k; // the end the owner takes from gets the oldest
+            deque.push(batch[i]);
+            batch[i] = null;
         }
         Runnable first = batch[0];
         batch[0] = null;
