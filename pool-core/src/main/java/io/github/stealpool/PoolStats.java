@@ -56,8 +56,14 @@ import java.time.Duration;
  *                            blocked in a join. Written only when a worker runs out of work,
  *                            parks or wakes: never while it has a backlog
  * @param parkedWorkers       workers parked
- * @param poolSize            worker threads alive
+ * @param poolSize            worker threads alive, spare threads included (see
+ *                            {@link WorkStealingPool#blocking(BlockingCall)}): it grows above
+ *                            {@code parallelism} while workers block and shrinks once the
+ *                            spares' keep-alive runs out
  * @param parallelism         the configured number of workers
+ * @param blockedWorkers      threads inside {@link WorkStealingPool#blocking(BlockingCall)}
+ *                            calls right now
+ * @param compensations       spare threads started to stand in for blocked workers
  */
 public record PoolStats(
         long completedTasks,
@@ -75,7 +81,42 @@ public record PoolStats(
         int runningWorkers,
         int parkedWorkers,
         int poolSize,
-        int parallelism) {
+        int parallelism,
+        int blockedWorkers,
+        long compensations) {
+
+    /**
+     * A snapshot without the blocking-call figures, which read 0: the constructor of the
+     * releases before {@link WorkStealingPool#blocking(BlockingCall)}, kept for callers that
+     * build snapshots themselves (tests, adapters).
+     *
+     * @param completedTasks      see the class comment, as for every parameter here
+     * @param failedTasks         tasks that threw on a worker
+     * @param externalSubmissions tasks submitted from outside the pool
+     * @param workerSubmissions   tasks submitted by the pool's workers
+     * @param rejectedSubmissions submissions refused
+     * @param steals              tasks taken from another worker's deque
+     * @param stealAttempts       looks into another worker's deque
+     * @param parks               times a worker parked
+     * @param wakeups             parked workers woken
+     * @param parkedNanos         total time workers spent parked
+     * @param queuedTasks         tasks waiting
+     * @param activeWorkers       workers not parked
+     * @param runningWorkers      workers running tasks
+     * @param parkedWorkers       workers parked
+     * @param poolSize            worker threads alive
+     * @param parallelism         the configured number of workers
+     */
+    public PoolStats(long completedTasks, long failedTasks, long externalSubmissions,
+                     long workerSubmissions, long rejectedSubmissions, long steals,
+                     long stealAttempts, long parks, long wakeups, long parkedNanos,
+                     long queuedTasks, int activeWorkers, int runningWorkers, int parkedWorkers,
+                     int poolSize, int parallelism) {
+        this(completedTasks, failedTasks, externalSubmissions, workerSubmissions,
+                rejectedSubmissions, steals, stealAttempts, parks, wakeups, parkedNanos,
+                queuedTasks, activeWorkers, runningWorkers, parkedWorkers, poolSize, parallelism,
+                0, 0L);
+    }
 
     /**
      * All submissions: external plus from workers.
@@ -110,6 +151,8 @@ public record PoolStats(
                 + " queued~" + queuedTasks
                 + " workers: active=" + activeWorkers + " running=" + runningWorkers
                 + " parked=" + parkedWorkers
-                + " size=" + poolSize + "/" + parallelism;
+                + " size=" + poolSize + "/" + parallelism
+                + (compensations == 0 ? "" : " blocked=" + blockedWorkers
+                        + " compensations=" + compensations);
     }
 }

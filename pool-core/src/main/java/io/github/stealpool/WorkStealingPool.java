@@ -7,6 +7,7 @@ import io.github.stealpool.internal.RangeLoops;
 import io.github.stealpool.internal.Scheduler;
 import io.github.stealpool.internal.StealableRange;
 import io.github.stealpool.internal.Worker;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
@@ -69,8 +70,9 @@ import java.util.function.Supplier;
  *       {@link Executors#newFixedThreadPool}. The worker carries on. Tasks run by
  *       {@code submit} report it through their {@link java.util.concurrent.Future}.</li>
  *   <li>A task's interrupt status is cleared before the next task runs on the same worker.</li>
- *   <li>Tasks that block (I/O, sleeps, locks) hold their worker, as in a fixed thread pool; size
- *       the pool for the blocking share of the work.</li>
+ *   <li>Tasks that block (I/O, sleeps, locks) hold their worker, as in a fixed thread pool,
+ *       unless they block inside {@link #blocking(BlockingCall)}: then a spare thread runs
+ *       tasks in the blocked worker's place, up to {@link Builder#maxSpareThreads}.</li>
  * </ul>
  */
 public final class WorkStealingPool extends AbstractExecutorService implements AutoCloseable {
@@ -83,6 +85,18 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
 
     /** Default largest batch of a range loop (MAXSTEP). */
     public static final long DEFAULT_MAX_BATCH = 1024;
+
+    /**
+     * Default bound on the spare threads that stand in for workers blocked in
+     * {@link #blocking(BlockingCall)}: 256, as {@code ForkJoinPool}'s common pool allows.
+     */
+    public static final int DEFAULT_MAX_SPARE_THREADS = 256;
+
+    /**
+     * Default time an idle spare thread waits, with no blocked worker to stand in for, before
+     * it ends: 60 seconds, as {@code ForkJoinPool} and {@code Executors.newCachedThreadPool}.
+     */
+    public static final Duration DEFAULT_SPARE_KEEP_ALIVE = Duration.ofSeconds(60);
 
     private static final AtomicInteger POOL_IDS = new AtomicInteger();
 
@@ -98,7 +112,8 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
                 : "stealpool-" + POOL_IDS.incrementAndGet();
         this.scheduler = new Scheduler(b.parallelism, name, b.threadFactory,
                 b.daemon != null && b.daemon, b.uncaughtExceptionHandler,
-                b.idleStrategy.spinRounds(), b.idleStrategy.yieldRounds(), b.fifo);
+                b.idleStrategy.spinRounds(), b.idleStrategy.yieldRounds(), b.fifo,
+                b.maxSpareThreads, b.spareKeepAlive.toNanos());
         scheduler.start();
     }
 
@@ -118,6 +133,85 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      */
     public static WorkStealingPool create() {
         return builder().build();
+    }
+
+    // ------------------------------------------------------------------ blocking calls
+
+    /**
+     * Runs a call that may block (I/O, a lock, a sleep, {@code Future.get()} of work outside
+     * the pool) and returns its result. Called on a worker of a {@code WorkStealingPool}, it
+     * keeps {@code parallelism} threads free to run tasks while the call blocks: if fewer spare
+     * threads are alive than workers inside blocking calls, it starts one, which runs tasks
+     * (the pool's queue, the blocked worker's deque, any other) until it has been idle for the
+     * {@linkplain Builder#spareKeepAlive keep-alive} with nobody to stand in for. So tasks that
+     * each sleep 200 ms overlap instead of taking turns on {@code parallelism} workers, and
+     * workers that block on tasks still queued do not stall the pool.
+     *
+     * <p>The spares are bounded by {@link Builder#maxSpareThreads} (default
+     * {@value #DEFAULT_MAX_SPARE_THREADS}). Past the bound, or once the pool is stopping
+     * ({@link #shutdownNow()}), or if a thread cannot be created, the call simply blocks its
+     * worker, uncompensated: it never throws for running out, where {@code ForkJoinPool}'s
+     * {@code managedBlock} throws {@code RejectedExecutionException}. While a worker blocks,
+     * and for up to the keep-alive after, the pool may run up to {@code parallelism} plus the
+     * spares' tasks at once. A nested {@code blocking} call on the same thread counts once.
+     * Off the pool (any other thread) it just runs the call.
+     *
+     * <p>The exception type is a parameter, not {@code Exception} as in
+     * {@link java.util.concurrent.Callable}, so that the caller handles only what its call
+     * throws: {@code blocking(() -> queue.take())} throws {@link InterruptedException}, and
+     * {@code blocking(() -> Files.readString(path))} {@link java.io.IOException}. The call's
+     * exceptions, and its interrupt status, pass through unchanged.
+     *
+     * <pre>{@code
+     * pool.submit(() -> {
+     *     String page = WorkStealingPool.blocking(() -> httpClient.send(request, ofString()).body());
+     *     return parse(page);                  // CPU work, on a full complement of workers
+     * });
+     * }</pre>
+     *
+     * @param <V>  the call's result type
+     * @param <X>  the checked exception the call throws
+     * @param call the blocking call
+     * @return what {@code call} returned
+     * @throws X                    what {@code call} threw
+     * @throws NullPointerException if {@code call} is null
+     */
+    public static <V, X extends Exception> V blocking(BlockingCall<V, X> call) throws X {
+        Objects.requireNonNull(call, "call");
+        Worker w = Worker.current();
+        if (w == null) {
+            return call.call();
+        }
+        w.beginBlocking();
+        try {
+            return call.call();
+        } finally {
+            w.endBlocking();
+        }
+    }
+
+    /**
+     * As {@link #blocking(BlockingCall)}, for a call that returns nothing, such as
+     * {@code blocking(() -> Thread.sleep(200))}.
+     *
+     * @param <X>    the checked exception the call throws
+     * @param action the blocking call
+     * @throws X                    what {@code action} threw
+     * @throws NullPointerException if {@code action} is null
+     */
+    public static <X extends Exception> void blocking(BlockingAction<X> action) throws X {
+        Objects.requireNonNull(action, "action");
+        Worker w = Worker.current();
+        if (w == null) {
+            action.run();
+            return;
+        }
+        w.beginBlocking();
+        try {
+            action.run();
+        } finally {
+            w.endBlocking();
+        }
     }
 
     // ------------------------------------------------------------------ ExecutorService
@@ -835,6 +929,8 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         private long maxBatch = DEFAULT_MAX_BATCH;
         private IdleStrategy idleStrategy = IdleStrategy.standard();
         private boolean fifo;
+        private int maxSpareThreads = DEFAULT_MAX_SPARE_THREADS;
+        private Duration spareKeepAlive = DEFAULT_SPARE_KEEP_ALIVE;
 
         private Builder() {
         }
@@ -888,6 +984,47 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
          */
         public Builder fifo(boolean fifo) {
             this.fifo = fifo;
+            return this;
+        }
+
+        /**
+         * The most spare threads alive at once, standing in for workers blocked in
+         * {@link WorkStealingPool#blocking(BlockingCall)}; default
+         * {@value WorkStealingPool#DEFAULT_MAX_SPARE_THREADS}. 0 turns the stand-ins off: a
+         * blocking call then holds its worker, as any blocking task does. Past the bound a
+         * blocking call blocks uncompensated; it never fails for it.
+         *
+         * @param max the bound on spare threads
+         * @return this builder
+         * @throws IllegalArgumentException if not in {@code [0, MAX_PARALLELISM]}
+         */
+        public Builder maxSpareThreads(int max) {
+            if (max < 0 || max > MAX_PARALLELISM) {
+                throw new IllegalArgumentException("maxSpareThreads must be between 0 and "
+                        + MAX_PARALLELISM + ": " + max);
+            }
+            this.maxSpareThreads = max;
+            return this;
+        }
+
+        /**
+         * How long an idle spare thread stays, with no blocked worker to stand in for, before
+         * it ends; default {@link WorkStealingPool#DEFAULT_SPARE_KEEP_ALIVE} (60 s). A spare
+         * that stays is reused by the next blocking call instead of a new thread.
+         *
+         * @param keepAlive the idle time after which a spare no longer needed ends
+         * @return this builder
+         * @throws NullPointerException     if {@code keepAlive} is null
+         * @throws IllegalArgumentException if {@code keepAlive} is not positive
+         */
+        public Builder spareKeepAlive(Duration keepAlive) {
+            Objects.requireNonNull(keepAlive, "spareKeepAlive");
+            if (keepAlive.isNegative() || keepAlive.isZero()) {
+                throw new IllegalArgumentException("spareKeepAlive must be positive: " + keepAlive);
+            }
+            // Beyond ~292 years toNanos() overflows; such a keep-alive means "forever" anyway.
+            this.spareKeepAlive = keepAlive.compareTo(Duration.ofDays(365 * 100)) > 0
+                    ? Duration.ofDays(365 * 100) : keepAlive;
             return this;
         }
 

@@ -86,6 +86,36 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * So every accepted task either runs or is returned by {@code shutdownNow}, exactly once, and
  * every rejected one does neither.
+ *
+ * <h2>Blocking calls: spare threads</h2>
+ * A worker entering {@code WorkStealingPool.blocking} counts itself in {@code blockedWorkers}
+ * ({@link #beginBlocking}) and, while fewer spares are alive than workers blocked, starts a
+ * spare thread, up to {@code maxSpares}. A spare runs a Worker in a slot past
+ * {@code parallelism}: its own deque and sleep record, searched by thieves and swept by
+ * shutdown like any other, so it runs the pool's queue, the blocked worker's deque, anything.
+ * Both counts change only under mainLock, so after each unlock {@code activeSpares} is at least
+ * {@code min(blockedWorkers, maxSpares)} (less only while a thread cannot be created, or every
+ * spare slot still holds a thread on its way out): {@code parallelism} threads stay free to
+ * run tasks. An idle spare parks with a time limit, the keep-alive
+ * ({@link Sleep#sleepAtMost}); once it ran out, the spare searches once more, as Sleep's proof
+ * asks of a sleeper that took itself off, and retires ({@link #retireSpare}) if more spares are
+ * alive than workers blocked, under the same lock. Otherwise it parks again.
+ * <ul>
+ *   <li><b>Nothing lost.</b> A spare follows the rules above as a worker does: it retires only
+ *       from its idle loop, with its deque empty (its last search found nothing, and only its
+ *       owner pushes there), exits at STOP leaving its deque alone, and if it dies its tasks
+ *       are handed on like those of a worker that cannot be replaced. Spares are not replaced:
+ *       the next blocking call asks again.</li>
+ *   <li><b>One thread per slot.</b> A spare slot takes a new thread only once its last thread
+ *       left {@link #workerExited}, under mainLock, after which that thread touches the Worker
+ *       no more; the lock, then {@code Thread.start}, make the old thread's writes visible to
+ *       the new one. The deque keeps a single owner.</li>
+ *   <li><b>New slots are seen.</b> A slot's Worker and deque are stored before {@code slots}
+ *       (volatile, only raised) counts them, and readers without the lock read {@code slots}
+ *       first. A spare's first push follows its thread's start, hence the raise; a search that
+ *       Sleep's proof counts on follows the push's notice in the synchronization order, so its
+ *       read of {@code slots} includes the spare's deque.</li>
+ * </ul>
  */
 public final class Scheduler {
 
@@ -96,12 +126,24 @@ public final class Scheduler {
     static final int STOP = 2;
     static final int TERMINATED = 3;
 
+    /** The configured number of workers: the slots below it, each with a thread from start. */
+    final int parallelism;
+    /**
+     * Every worker slot: {@link #parallelism} workers, then room for {@link #maxSpares} spare
+     * threads that stand in for workers blocked in {@code WorkStealingPool.blocking}. Spare
+     * slots are created on first use, under mainLock, and reused; {@link #slots} counts the
+     * created ones, always a prefix. Readers without the lock read {@code slots} (volatile)
+     * first: an element written before the count was raised is then visible.
+     */
     final Worker[] workers;
     /**
-     * The workers' deques, in worker order. Thieves read this array, never the Worker objects,
-     * whose fields their owners write on every task (no false sharing on the steal path).
+     * The workers' deques, in worker order, filled like {@link #workers}. Thieves read this
+     * array, never the Worker objects, whose fields their owners write on every task (no false
+     * sharing on the steal path).
      */
     final ChaseLevDeque<Runnable>[] deques;
+    /** Created slots, a prefix of {@link #workers}; raised under mainLock, never lowered. */
+    private volatile int slots;
     final InjectionQueue injection;
     /** Workers take their own tasks oldest first: see the constructor. */
     final boolean fifo;
@@ -121,6 +163,18 @@ public final class Scheduler {
     private final Condition termination = mainLock.newCondition();
     /** Written under mainLock; volatile so statistics can read it without the lock. */
     private volatile int liveWorkers;
+    /** At most this many spare threads at once; 0 turns compensation off. */
+    private final int maxSpares;
+    /** How long a spare thread may stay parked, with nobody to stand in for, before it retires. */
+    final long spareKeepAliveNanos;
+    private final int spinRounds;
+    private final int yieldRounds;
+    /** Threads inside {@code blocking} calls, nested ones counted once. Written under mainLock. */
+    private volatile int blockedWorkers;
+    /** Spare threads started and not retired. Written under mainLock. */
+    private volatile int activeSpares;
+    /** Spare threads started, ever. Written under mainLock. */
+    private volatile long compensations;
     /** Submissions refused with RejectedExecutionException; only the refusing path writes it. */
     private final LongAdder rejectedSubmissions = new LongAdder();
     /** Completed after termination, outside mainLock, so callbacks cannot block the pool. */
@@ -161,22 +215,54 @@ public final class Scheduler {
     public Scheduler(int parallelism, String name, ThreadFactory threadFactory, boolean daemon,
                      Thread.UncaughtExceptionHandler failureHandler, int spinRounds, int yieldRounds,
                      boolean fifo) {
+        this(parallelism, name, threadFactory, daemon, failureHandler, spinRounds, yieldRounds, fifo,
+                0, 1L);
+    }
+
+    /**
+     * As the constructor above, with compensation for blocking calls: while workers are inside
+     * {@code blocking} calls, up to {@code maxSpares} spare threads run tasks in their place
+     * (see "Blocking calls" in the class comment).
+     *
+     * @param maxSpares           the most spare threads alive at once; 0 for none
+     * @param spareKeepAliveNanos how long an idle spare with nobody to stand in for waits before
+     *                            it retires; positive
+     */
+    public Scheduler(int parallelism, String name, ThreadFactory threadFactory, boolean daemon,
+                     Thread.UncaughtExceptionHandler failureHandler, int spinRounds, int yieldRounds,
+                     boolean fifo, int maxSpares, long spareKeepAliveNanos) {
+        if (maxSpares < 0 || spareKeepAliveNanos <= 0L) {
+            throw new IllegalArgumentException("maxSpares " + maxSpares + " must be >= 0 and the "
+                    + "keep-alive " + spareKeepAliveNanos + " ns positive");
+        }
+        this.parallelism = parallelism;
+        this.maxSpares = maxSpares;
+        this.spareKeepAliveNanos = spareKeepAliveNanos;
+        this.spinRounds = spinRounds;
+        this.yieldRounds = yieldRounds;
         this.fifo = fifo;
         this.name = name;
         this.threadFactory = threadFactory;
         this.daemon = daemon;
         this.failureHandler = failureHandler;
-        this.sleep = new Sleep(parallelism, () -> runState >= SHUTDOWN);
+        int total = parallelism + maxSpares;
+        this.sleep = new Sleep(parallelism, total, () -> runState >= SHUTDOWN);
         // Two stripes per worker: concurrent submitters seldom share one (InjectionQueue).
         this.injection = new InjectionQueue(2 * parallelism, sleep::notifyNewJob);
-        this.workers = new Worker[parallelism];
+        this.workers = new Worker[total];
         @SuppressWarnings({"unchecked", "rawtypes"}) // no generic array creation in Java
-        ChaseLevDeque<Runnable>[] ds = new ChaseLevDeque[parallelism];
+        ChaseLevDeque<Runnable>[] ds = new ChaseLevDeque[total];
         for (int i = 0; i < parallelism; i++) {
-            workers[i] = new Worker(this, i, spinRounds, yieldRounds);
+            workers[i] = new Worker(this, i, spinRounds, yieldRounds, false);
             ds[i] = workers[i].deque;
         }
         this.deques = ds;
+        this.slots = parallelism;
+    }
+
+    /** Number of created worker slots: read it before reading {@link #workers} or {@link #deques}. */
+    int slots() {
+        return slots;
     }
 
     // ------------------------------------------------------------------ start
@@ -187,7 +273,7 @@ public final class Scheduler {
      * propagates and the scheduler is left terminated or stopping.
      */
     public void start() {
-        int n = workers.length;
+        int n = parallelism;
         Thread[] threads = new Thread[n];
         try {
             for (int i = 0; i < n; i++) {
@@ -306,8 +392,8 @@ public final class Scheduler {
         if (!injection.isEmpty()) {
             return true;
         }
-        for (ChaseLevDeque<Runnable> d : deques) {
-            if (!d.isEmpty()) {
+        for (int i = 0, n = slots; i < n; i++) {
+            if (!deques[i].isEmpty()) {
                 return true;
             }
         }
@@ -409,8 +495,8 @@ public final class Scheduler {
     /** Moves every queued task, from the injection queue and every deque, to {@code sink}. */
     private void sweepQueues(List<Runnable> sink) {
         injection.drainTo(sink);
-        for (Worker w : workers) {
-            ChaseLevDeque<Runnable> d = w.deque;
+        for (int i = 0, n = slots; i < n; i++) {
+            ChaseLevDeque<Runnable> d = deques[i];
             while (!d.isEmpty()) {
                 Runnable t = d.steal();
                 if (t != null) {
@@ -488,12 +574,119 @@ public final class Scheduler {
             if (!injection.isEmpty()) {
                 return false;
             }
-            for (Worker v : workers) {
-                if (!v.deque.isEmpty()) {
+            for (int i = 0, n = slots; i < n; i++) {
+                if (!deques[i].isEmpty()) {
                     return false;
                 }
             }
             w.retired = true;
+            if (w.spare) {
+                activeSpares--;
+            }
+            workerGone();
+            return true;
+        } finally {
+            mainLock.unlock();
+            fireTermination();
+        }
+    }
+
+    // ------------------------------------------------------------------ blocking calls
+
+    /**
+     * Called by a worker entering the outermost {@code blocking} call on its thread: counts it
+     * blocked and, if fewer spares are alive than workers blocked, starts one (up to
+     * {@link #maxSpares}; not once the pool is stopping). Never throws: a spare that cannot be
+     * created or started is logged, and the call blocks uncompensated.
+     */
+    void beginBlocking() {
+        mainLock.lock();
+        try {
+            blockedWorkers++;
+            if (activeSpares < blockedWorkers && activeSpares < maxSpares && runState < STOP) {
+                startSpare();
+            }
+        } catch (Throwable e) {
+            try {
+                LOG.warn("{}: could not start a spare thread for a blocking call; it blocks "
+                        + "uncompensated", name, e);
+            } catch (Throwable ignored) {
+                // out of memory: the call still runs
+            }
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    /** Called by a worker leaving its outermost {@code blocking} call. */
+    void endBlocking() {
+        mainLock.lock();
+        try {
+            blockedWorkers--;
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    /**
+     * Under mainLock: starts a spare thread in a free spare slot, creating the slot if none is
+     * free. A slot is free once its last thread has left {@link #workerExited} (under this
+     * lock), so one Worker never has two threads. If every slot still has a thread (spares
+     * retiring but not yet gone), nothing is started.
+     */
+    private void startSpare() {
+        Worker spare = null;
+        int n = slots;
+        for (int i = parallelism; i < n; i++) {
+            if (workers[i].slotFree) {
+                spare = workers[i];
+                break;
+            }
+        }
+        if (spare == null) {
+            if (n == workers.length) {
+                return;
+            }
+            spare = new Worker(this, n, spinRounds, yieldRounds, true);
+            workers[n] = spare;
+            deques[n] = spare.deque;
+            slots = n + 1; // volatile: publishes the slot to thieves and statistics
+        }
+        Thread t = newThread(spare);
+        spare.slotFree = false;
+        spare.retired = false;
+        spare.thread = t;
+        liveWorkers++;
+        activeSpares++;
+        try {
+            t.start();
+        } catch (Throwable e) {
+            liveWorkers--;
+            activeSpares--;
+            spare.slotFree = true;
+            if (e instanceof IllegalThreadStateException) {
+                throw new IllegalStateException("threadFactory returned a thread that was already started", e);
+            }
+            throw e;
+        }
+        compensations++;
+    }
+
+    /**
+     * Called by an idle spare whose keep-alive ran out: it retires if more spares are alive
+     * than workers blocked, so the pool keeps {@code parallelism} threads free to run tasks.
+     */
+    boolean retireSpare(Worker w) {
+        if (activeSpares <= blockedWorkers) {
+            return false; // volatile reads: the common answer without the lock
+        }
+        mainLock.lock();
+        try {
+            if (activeSpares <= blockedWorkers) {
+                return false;
+            }
+            w.retired = true;
+            activeSpares--;
             workerGone();
             return true;
         } finally {
@@ -507,17 +700,26 @@ public final class Scheduler {
         mainLock.lock();
         try {
             if (w.retired) {
-                return; // counted off by tryRetire
+                // Counted off by tryRetire or retireSpare; a spare's slot may now take a new
+                // thread: this one touches the Worker no more.
+                w.slotFree = w.spare;
+                return;
             }
             if (!normalExit && runState < STOP) {
-                LOG.error("{}: worker {} died unexpectedly; starting a replacement", name, w.index);
-                try {
-                    Thread t = newThread(w);
-                    w.thread = t;
-                    t.start(); // the new thread owns the deque from here on
-                    return;
-                } catch (Throwable e) {
-                    LOG.error("{}: could not replace worker {}", name, w.index, e);
+                if (w.spare) {
+                    // A spare is not replaced: the compensation it gave is asked for again by
+                    // the next blocking call.
+                    LOG.error("{}: spare thread {} died unexpectedly", name, w.index);
+                } else {
+                    LOG.error("{}: worker {} died unexpectedly; starting a replacement", name, w.index);
+                    try {
+                        Thread t = newThread(w);
+                        w.thread = t;
+                        t.start(); // the new thread owns the deque from here on
+                        return;
+                    } catch (Throwable e) {
+                        LOG.error("{}: could not replace worker {}", name, w.index, e);
+                    }
                 }
                 // Still the deque's owner: hand its tasks to the other workers. Not new
                 // submissions: uncount them before the offers (see settleLate).
@@ -530,6 +732,10 @@ public final class Scheduler {
                     injection.offer(t);
                 }
                 sleep.notifyNewJob();
+            }
+            if (w.spare) {
+                activeSpares--;
+                w.slotFree = true;
             }
             workerGone();
         } finally {
@@ -612,8 +818,8 @@ public final class Scheduler {
         }
         sleep.wakeAll();
         Thread self = Thread.currentThread();
-        for (Worker w : workers) {
-            Thread t = w.thread;
+        for (int i = 0, n = slots; i < n; i++) {
+            Thread t = workers[i].thread;
             if (t != null && t != self) {
                 t.interrupt(); // interrupts the task it runs, if any; an idle worker ignores it
             }
@@ -648,8 +854,8 @@ public final class Scheduler {
             mainLock.unlock();
         }
         Thread me = Thread.currentThread();
-        for (Worker w : workers) {
-            Thread t = w.thread;
+        for (int i = 0, n = slots; i < n; i++) {
+            Thread t = workers[i].thread;
             if (t != null && t != me && nanos > 0L) {
                 long start = System.nanoTime();
                 TimeUnit.NANOSECONDS.timedJoin(t, nanos);
@@ -662,16 +868,16 @@ public final class Scheduler {
     // ------------------------------------------------------------------ introspection
 
     public int parallelism() {
-        return workers.length;
+        return parallelism;
     }
 
     /** Approximate: the injection queue plus every deque, read without a lock. */
     public long queuedTasks() {
-        long n = injection.size();
-        for (Worker w : workers) {
-            n += w.deque.size();
+        long q = injection.size();
+        for (int i = 0, n = slots; i < n; i++) {
+            q += deques[i].size();
         }
-        return n;
+        return q;
     }
 
     public int sleepingWorkers() {
@@ -685,7 +891,8 @@ public final class Scheduler {
     public long[] idleRounds() {
         long spins = 0;
         long yields = 0;
-        for (Worker w : workers) {
+        for (int i = 0, n = slots; i < n; i++) {
+            Worker w = workers[i];
             spins += w.stats.spinRounds();
             yields += w.stats.yieldRounds();
         }
@@ -703,8 +910,9 @@ public final class Scheduler {
         long fromWorkers = 0;
         long steals = 0;
         long attempts = 0;
-        for (Worker w : workers) {
-            WorkerStats st = w.stats;
+        int n = slots;
+        for (int i = 0; i < n; i++) {
+            WorkerStats st = workers[i].stats;
             completed += st.completed();
             failed += st.failed();
             fromWorkers += st.submitted();
@@ -727,14 +935,15 @@ public final class Scheduler {
         // A worker waking from a park may be read as parked and as running at once: an
         // estimate, clamped to the workers alive.
         int running = 0;
-        for (Worker w : workers) {
-            if (w.stats.running()) {
+        for (int i = 0; i < n; i++) {
+            if (workers[i].stats.running()) {
                 running++;
             }
         }
         return new PoolStats(completed, failed, external, fromWorkers, rejectedSubmissions.sum(),
                 steals, attempts, idle[0], idle[1], idle[2], queuedTasks(),
-                active, Math.min(running, size), parked, size, workers.length);
+                active, Math.min(running, size), parked, size, parallelism,
+                Math.min(blockedWorkers, size), compensations);
     }
 
     public String runStateName() {

@@ -71,8 +71,11 @@ import java.util.function.BooleanSupplier;
  *   <li><b>c counts no searcher and some sleeper:</b> P wakes one. Under the lock it pops a
  *       sleeper, whose search follows the pop, hence P's read. If the stack is empty or somebody
  *       searches by then, the sleepers c counted were popped after P's read (by other wakers,
- *       whose wakees search afterwards) or a searcher started after it: either way a search
- *       follows P's read.</li>
+ *       whose wakees search afterwards), or took themselves off after it (an interrupted
+ *       sleeper, or a spare thread whose keep-alive ran out, {@link #sleepAtMost}: each looks
+ *       at the queues again after uncounting itself, and runs what it finds or, leaving,
+ *       passes a notice on), or a searcher started after it: either way a
+ *       search follows P's read.</li>
  *   <li><b>c counts a searcher:</b> P wakes nobody. Consider the first time after P's read that
  *       the number of searchers drops to zero, by worker T's {@link #stopSearching()} (if it
  *       never drops to zero, a searcher that started after P's read exists and searches).
@@ -106,6 +109,11 @@ public final class Sleep extends SleepCtl {
      * {@link #stopSearching()} when it stops.
      */
     public static final int WOKEN_TO_SEARCH = 2;
+    /**
+     * ... when it blocked with a time limit ({@link #sleepAtMost}) and nobody woke it before
+     * the limit: it took itself off the stack, as an interrupted sleeper does.
+     */
+    public static final int TIMED_OUT = 3;
 
     static final long SLEEPING_MASK = (1L << 16) - 1;
     static final long ONE_SLEEPING = 1L;
@@ -145,6 +153,7 @@ public final class Sleep extends SleepCtl {
     /** Sleeping workers' indexes, the most recent on top. Guarded by lock. */
     private final int[] sleepers;
     private int sleeperCount; // guarded by lock
+    /** The pool's parallelism: at most half of it searches at once. */
     private final int workers;
     private final BooleanSupplier mustNotSleep;
 
@@ -154,15 +163,26 @@ public final class Sleep extends SleepCtl {
      *                     shutting down) makes the worker back out of its sleep
      */
     public Sleep(int workers, BooleanSupplier mustNotSleep) {
-        if (workers < 1 || workers > SLEEPING_MASK) {
-            throw new IllegalArgumentException("workers must be in [1, " + SLEEPING_MASK + "]: " + workers);
+        this(workers, workers, mustNotSleep);
+    }
+
+    /**
+     * @param workers      the pool's parallelism, which bounds the searchers (half of it)
+     * @param slots        number of worker indexes, {@code workers} plus the spare threads that
+     *                     may stand in for blocked workers; each index is below this
+     * @param mustNotSleep as above
+     */
+    public Sleep(int workers, int slots, BooleanSupplier mustNotSleep) {
+        if (workers < 1 || slots < workers || slots > SLEEPING_MASK) {
+            throw new IllegalArgumentException("need 1 <= workers <= slots <= " + SLEEPING_MASK
+                    + ": workers " + workers + ", slots " + slots);
         }
         this.workers = workers;
-        this.records = new Record[workers];
-        for (int i = 0; i < workers; i++) {
+        this.records = new Record[slots];
+        for (int i = 0; i < slots; i++) {
             records[i] = new Record();
         }
-        this.sleepers = new int[workers];
+        this.sleepers = new int[slots];
         this.mustNotSleep = mustNotSleep;
     }
 
@@ -262,6 +282,27 @@ public final class Sleep extends SleepCtl {
      * set for the caller.
      */
     public int sleep(int index, long jecSnapshot, BooleanSupplier abort, boolean interruptible) {
+        return sleep(index, jecSnapshot, abort, interruptible, 0L);
+    }
+
+    /**
+     * As {@link #sleep(int, long)}, giving up after {@code nanos} (a spare thread's keep-alive):
+     * then the worker takes itself off the stack, unless a waker was first, and gets
+     * {@link #TIMED_OUT}. Like a worker that backs out, it must search again before it leaves or
+     * sleeps: the proof's second case counts on a sleeper that uncounts itself after a poster's
+     * read searching afterwards, as for an interrupted sleeper.
+     *
+     * @param nanos the longest time to stay parked; positive
+     */
+    public int sleepAtMost(int index, long jecSnapshot, long nanos) {
+        if (nanos <= 0L) {
+            throw new IllegalArgumentException("nanos must be positive: " + nanos);
+        }
+        return sleep(index, jecSnapshot, mustNotSleep, false, nanos);
+    }
+
+    private int sleep(int index, long jecSnapshot, BooleanSupplier abort, boolean interruptible,
+                      long nanos) {
         Record r = records[index];
         lock.lock();
         try {
@@ -286,14 +327,27 @@ public final class Sleep extends SleepCtl {
         } finally {
             lock.unlock();
         }
-        return block(index, r, interruptible);
+        return block(index, r, interruptible, nanos);
     }
 
-    private int block(int index, Record r, boolean interruptible) {
+    /** Parks while {@code r} is parked; {@code nanos} > 0 bounds the time, 0 means none. */
+    private int block(int index, Record r, boolean interruptible, long nanos) {
         boolean interrupted = false;
+        long deadline = nanos > 0L ? System.nanoTime() + nanos : 0L;
         try {
             while (r.parked) {
-                LockSupport.park(this);
+                if (nanos <= 0L) {
+                    LockSupport.park(this);
+                } else {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0L) {
+                        if (takeOffStack(index, r)) {
+                            return TIMED_OUT;
+                        }
+                        continue; // woken meanwhile: r.parked is false now
+                    }
+                    LockSupport.parkNanos(this, left);
+                }
                 if (Thread.interrupted()) {
                     // Non-interruptible: an interrupt aimed at a task must not wake an idle
                     // worker into a spin; it is kept, and the worker clears it before its next
@@ -312,7 +366,10 @@ public final class Sleep extends SleepCtl {
         }
     }
 
-    /** The owner of {@code r}, interrupted: uncounts itself unless a waker was first. */
+    /**
+     * The owner of {@code r}, interrupted or out of time: uncounts itself unless a waker was
+     * first. The caller searches again afterwards (the proof's second case).
+     */
     private boolean takeOffStack(int index, Record r) {
         lock.lock();
         try {

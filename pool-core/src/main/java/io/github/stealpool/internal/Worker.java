@@ -35,9 +35,16 @@ import java.util.function.BooleanSupplier;
  * only the running task's own forks, those above the deque index where that task began
  * ({@code taskFloor}).
  *
+ * <h2>Spare workers</h2>
+ * A worker in a slot past the pool's parallelism ({@link #spare}) is a spare thread standing in
+ * for a worker blocked in a {@code blocking} call (Scheduler, "Blocking calls"). It works like
+ * any other; idle, it parks for at most the pool's keep-alive, and when that runs out it
+ * searches once more and retires if it is no longer needed.
+ *
  * <h2>Threading</h2>
- * Everything here except {@link #deque}'s steal side, {@link #thread} and {@link #retired} is
- * touched only by the worker's own thread.
+ * Everything here except {@link #deque}'s steal side, {@link #thread}, {@link #retired} and
+ * {@link #slotFree} (under the scheduler's lock) is touched only by the worker's own thread
+ * (one thread at a time: a spare slot's next thread starts after the last one left).
  */
 public final class Worker implements Runnable {
 
@@ -63,15 +70,26 @@ public final class Worker implements Runnable {
 
     /** The thread running this worker; replaced if the thread dies abnormally. */
     volatile Thread thread;
-    /** Set under the scheduler's lock when this worker retires after shutdown. */
+    /**
+     * Set under the scheduler's lock when this worker retires after shutdown, or a spare
+     * retires idle; cleared there when a spare slot gets a new thread.
+     */
     boolean retired;
+    /** A spare slot: its thread stands in for a worker blocked in a {@code blocking} call. */
+    final boolean spare;
+    /** A spare slot with no thread, free for the next spare. Guarded by the scheduler's lock. */
+    boolean slotFree;
+    /** Nesting of {@code blocking} calls on this worker's thread; only the outermost counts. */
+    private int blockingDepth;
 
     private int seed;
     private int injectionPolls;
 
-    Worker(Scheduler scheduler, int index, int spinRounds, int yieldRounds) {
+    Worker(Scheduler scheduler, int index, int spinRounds, int yieldRounds, boolean spare) {
         this.scheduler = scheduler;
         this.index = index;
+        this.spare = spare;
+        this.slotFree = spare;
         // Any non-zero seed works for xorshift; spread the indexes so neighbours differ.
         this.seed = (index + 1) * 0x9E3779B9 | 1;
         this.spinRounds = spinRounds;
@@ -158,6 +176,23 @@ public final class Worker implements Runnable {
         }
         stats.incSubmitted();
         scheduler.sleep.notifyNewJob(); // the fence above is the publication Sleep requires
+    }
+
+    /**
+     * Called on this worker's thread as it enters a blocking call: the outermost one asks the
+     * scheduler for a spare thread to stand in for this one until {@link #endBlocking}.
+     */
+    public void beginBlocking() {
+        if (blockingDepth++ == 0) {
+            scheduler.beginBlocking();
+        }
+    }
+
+    /** Called on this worker's thread as it leaves a blocking call (in a finally block). */
+    public void endBlocking() {
+        if (--blockingDepth == 0) {
+            scheduler.endBlocking();
+        }
     }
 
     /**
@@ -393,7 +428,7 @@ public final class Worker implements Runnable {
 
     private Runnable steal() {
         ChaseLevDeque<Runnable>[] ds = scheduler.deques;
-        int n = ds.length;
+        int n = scheduler.slots(); // a volatile read: the slots below it are filled
         if (n == 1) {
             return null;
         }
@@ -435,6 +470,7 @@ public final class Worker implements Runnable {
         final Scheduler s = scheduler;
         searching = s.sleep.tryStartSearching();
         long jec = 0;
+        boolean keptAliveInVain = false; // a spare's last sleep ran out of time
         // A worker refused as a searcher goes straight to the announcement, after one search.
         for (int round = searching ? 0 : searchRounds; ; round++) {
             if (s.isStopping()) {
@@ -456,13 +492,22 @@ public final class Worker implements Runnable {
                 idleYield();
             } else if (round == searchRounds) {
                 leaveSearch();
+                // A spare idle for its whole keep-alive, and searched once since (Sleep's
+                // proof asks that of a sleeper that took itself off), leaves if the workers it
+                // stood in for are back.
+                if (keptAliveInVain && s.retireSpare(this)) {
+                    return null;
+                }
                 jec = s.sleep.announceSleepy(); // the next round's scan is the one Sleep relies on
             } else {
                 // A stripe this round's search found locked is covered by its holder's notice
                 // once it unlocks (InjectionQueue, "Tasks left behind a lock").
-                int woken = s.sleep.sleep(index, jec);
+                int woken = spare ? s.sleep.sleepAtMost(index, jec, s.spareKeepAliveNanos)
+                        : s.sleep.sleep(index, jec);
+                keptAliveInVain = woken == Sleep.TIMED_OUT;
                 // Woken for new work: search from the first round. Woken otherwise (shutdown),
-                // or backed out because a job was posted: search once, then announce again.
+                // backed out because a job was posted, or out of time: search once, then
+                // announce again.
                 searching = woken == Sleep.WOKEN_TO_SEARCH;
                 round = searching ? -1 : searchRounds - 1;
             }
