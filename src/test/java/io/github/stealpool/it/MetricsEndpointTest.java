@@ -175,6 +175,7 @@ class MetricsEndpointTest {
             }
             assertEquals(Set.of(
                     "executor_active", "executor_completed_tasks_total", "executor_failed_tasks_total",
+                    "executor_blocked_threads", "executor_compensations_threads_total",
                     "executor_parallelism_threads", "executor_parked_threads", "executor_parks_total",
                     "executor_pool_size_threads", "executor_queued", "executor_rejected_tasks_total",
                     "executor_running", "executor_steal_attempts_total", "executor_steals_total",

@@ -327,6 +327,9 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
         meters.add(counter(registry, "executor.wakeups", null,
                 "Parked workers woken, by a new task, a finished join or shutdown",
                 PoolStats::wakeups, Tags.empty()));
+        meters.add(counter(registry, "executor.compensations", BaseUnits.THREADS,
+                "Spare threads started to stand in for workers blocked in WorkStealingPool.blocking",
+                PoolStats::compensations, Tags.empty()));
         removeOther(registry, "executor.worker.idle", Tags.empty(), Meter.Type.COUNTER);
         meters.add(FunctionCounter.builder("executor.worker.idle", this,
                         m -> m.stats().parkedNanos() / 1e9)
@@ -350,6 +353,9 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
         meters.add(gauge(registry, "executor.parked", BaseUnits.THREADS,
                 "The number of workers parked because they found nothing to do",
                 PoolStats::parkedWorkers));
+        meters.add(gauge(registry, "executor.blocked", BaseUnits.THREADS,
+                "Threads inside WorkStealingPool.blocking calls, for which spare threads stand in",
+                PoolStats::blockedWorkers));
         meters.add(gauge(registry, "executor.pool.size", BaseUnits.THREADS,
                 "The current number of threads in the pool",
                 PoolStats::poolSize));

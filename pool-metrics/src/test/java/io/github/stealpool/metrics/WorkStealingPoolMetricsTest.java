@@ -31,7 +31,8 @@ class WorkStealingPoolMetricsTest {
             "executor.completed", "executor.submitted", "executor.queued", "executor.active",
             "executor.pool.size", "executor.parallelism", "executor.steals", "executor.parked",
             "executor.steal.attempts", "executor.parks", "executor.wakeups", "executor.worker.idle",
-            "executor.failed", "executor.rejected", "executor.running");
+            "executor.failed", "executor.rejected", "executor.running", "executor.blocked",
+            "executor.compensations");
 
     private static Set<String> names(MeterRegistry registry) {
         Set<String> names = new TreeSet<>();
@@ -215,6 +216,31 @@ class WorkStealingPoolMetricsTest {
         await().atMost(HANG).until(() -> counter(registry, "executor.rejected") == 1.0);
         release.countDown();
         assertTrue(pool.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS));
+    }
+
+    @Test
+    void blockedThreadsAndCompensationsFollowBlockingCalls() throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).daemon(true).build()) {
+            WorkStealingPoolMetrics.monitor(registry, pool, "blocking");
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch spareRan = new java.util.concurrent.CountDownLatch(1);
+            pool.execute(() -> {
+                pool.execute(spareRan::countDown); // on this worker's deque: only a spare runs it
+                try {
+                    WorkStealingPool.blocking(() -> release.await());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            assertTrue(spareRan.await(HANG.toSeconds(), TimeUnit.SECONDS));
+            await().atMost(HANG).until(() -> registry.get("executor.blocked").gauge().value() == 1.0
+                    && registry.get("executor.pool.size").gauge().value() == 2.0);
+            assertEquals(1.0, counter(registry, "executor.compensations"));
+            assertEquals("threads", registry.get("executor.compensations").meter().getId().getBaseUnit());
+            release.countDown();
+            await().atMost(HANG).until(() -> registry.get("executor.blocked").gauge().value() == 0.0);
+        }
     }
 
     @Test
