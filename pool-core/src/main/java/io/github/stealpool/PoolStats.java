@@ -58,8 +58,8 @@ import java.time.Duration;
  * @param parkedWorkers       workers parked
  * @param poolSize            worker threads alive, spare threads included (see
  *                            {@link WorkStealingPool#blocking(BlockingCall)}): it grows above
- *                            {@code parallelism} while workers block and shrinks once the
- *                            spares' keep-alive runs out
+ *                            {@code parallelism} while workers block, and shrinks as spares no
+ *                            longer needed finish their task, or their keep-alive runs out
  * @param parallelism         the configured number of workers
  * @param blockedWorkers      threads inside {@link WorkStealingPool#blocking(BlockingCall)}
  *                            calls right now

@@ -151,9 +151,13 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * {@value #DEFAULT_MAX_SPARE_THREADS}). Past the bound, or once the pool is stopping
      * ({@link #shutdownNow()}), or if a thread cannot be created, the call simply blocks its
      * worker, uncompensated: it never throws for running out, where {@code ForkJoinPool}'s
-     * {@code managedBlock} throws {@code RejectedExecutionException}. While a worker blocks,
-     * and for up to the keep-alive after, the pool may run up to {@code parallelism} plus the
-     * spares' tasks at once. A nested {@code blocking} call on the same thread counts once.
+     * {@code managedBlock} throws {@code RejectedExecutionException}. Once the call returns, the
+     * pool may run more than {@code parallelism} tasks at once until a spare no longer needed
+     * finishes the task it runs (and that task's own forks): then it ends, or, with nothing to
+     * do, waits out its keep-alive for the next blocking call. A nested {@code blocking} call on
+     * the same thread counts once. Not needed around {@code join}, {@code invoke} or
+     * {@code Future.get()} of this pool's own tasks: on a worker they run other tasks while they
+     * wait, and a spare would only add a thread.
      * Off the pool (any other thread) it just runs the call.
      *
      * <p>The exception type is a parameter, not {@code Exception} as in
@@ -1015,12 +1019,13 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
          * @param keepAlive the idle time after which a spare no longer needed ends
          * @return this builder
          * @throws NullPointerException     if {@code keepAlive} is null
-         * @throws IllegalArgumentException if {@code keepAlive} is not positive
+         * @throws IllegalArgumentException if {@code keepAlive} is shorter than a millisecond (a
+         *                                  spare still needed wakes once per keep-alive to check)
          */
         public Builder spareKeepAlive(Duration keepAlive) {
             Objects.requireNonNull(keepAlive, "spareKeepAlive");
-            if (keepAlive.isNegative() || keepAlive.isZero()) {
-                throw new IllegalArgumentException("spareKeepAlive must be positive: " + keepAlive);
+            if (keepAlive.compareTo(Duration.ofMillis(1)) < 0) {
+                throw new IllegalArgumentException("spareKeepAlive must be at least 1 ms: " + keepAlive);
             }
             // Beyond ~292 years toNanos() overflows; such a keep-alive means "forever" anyway.
             this.spareKeepAlive = keepAlive.compareTo(Duration.ofDays(365 * 100)) > 0

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -93,13 +94,17 @@ import org.slf4j.LoggerFactory;
  * spare thread, up to {@code maxSpares}. A spare runs a Worker in a slot past
  * {@code parallelism}: its own deque and sleep record, searched by thieves and swept by
  * shutdown like any other, so it runs the pool's queue, the blocked worker's deque, anything.
- * Both counts change only under mainLock, so after each unlock {@code activeSpares} is at least
- * {@code min(blockedWorkers, maxSpares)} (less only while a thread cannot be created, or every
- * spare slot still holds a thread on its way out): {@code parallelism} threads stay free to
- * run tasks. An idle spare parks with a time limit, the keep-alive
- * ({@link Sleep#sleepAtMost}); once it ran out, the spare searches once more, as Sleep's proof
- * asks of a sleeper that took itself off, and retires ({@link #retireSpare}) if more spares are
- * alive than workers blocked, under the same lock. Otherwise it parks again.
+ * {@code activeSpares} changes only under mainLock, and so do raises of {@code blockedWorkers},
+ * each followed there by {@link #topUpSpares}; so after each unlock {@code activeSpares} is at
+ * least {@code min(blockedWorkers, maxSpares)} (lowering {@code blockedWorkers} without the lock
+ * only widens the margin). Less only while a thread cannot be created, or while every spare slot
+ * still holds the thread of a retiring spare: {@link #workerExited} frees the slot and tops up
+ * again, under the lock. So {@code parallelism} threads stay free to run tasks. A spare whose
+ * own deque is empty between two tasks retires ({@link #retireSpare}) if more spares are alive
+ * than workers blocked, so a busy pool does not stay above its parallelism once the blocking
+ * calls end. An idle spare parks with a time limit, the keep-alive ({@link Sleep#sleepAtMost});
+ * once it ran out, the spare searches once more, as Sleep's proof asks of a sleeper that took
+ * itself off, and retires under the same condition, or else parks again.
  * <ul>
  *   <li><b>Nothing lost.</b> A spare follows the rules above as a worker does: it retires only
  *       from its idle loop, with its deque empty (its last search found nothing, and only its
@@ -169,8 +174,12 @@ public final class Scheduler {
     final long spareKeepAliveNanos;
     private final int spinRounds;
     private final int yieldRounds;
-    /** Threads inside {@code blocking} calls, nested ones counted once. Written under mainLock. */
-    private volatile int blockedWorkers;
+    /**
+     * Threads inside {@code blocking} calls, nested ones counted once. Raised under mainLock
+     * (each raise is followed by the check for a spare, under the same lock); lowered without
+     * it, which can only delay a spare's retirement, never leave a blocked worker without one.
+     */
+    private final AtomicInteger blockedWorkers = new AtomicInteger();
     /** Spare threads started and not retired. Written under mainLock. */
     private volatile int activeSpares;
     /** Spare threads started, ever. Written under mainLock. */
@@ -602,9 +611,35 @@ public final class Scheduler {
     void beginBlocking() {
         mainLock.lock();
         try {
-            blockedWorkers++;
-            if (activeSpares < blockedWorkers && activeSpares < maxSpares && runState < STOP) {
-                startSpare();
+            blockedWorkers.incrementAndGet();
+            topUpSpares();
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    /**
+     * Called by a worker leaving its outermost {@code blocking} call. No lock, and nothing to
+     * start: a spare no longer needed retires by itself ({@link #retireSpare}).
+     */
+    void endBlocking() {
+        blockedWorkers.decrementAndGet();
+    }
+
+    /**
+     * Under mainLock: starts spares until as many are alive as workers are blocked (up to
+     * maxSpares), unless the pool is stopping. Called when a worker blocks and when a spare
+     * slot is freed: a blocking call that came while every slot still held a retiring spare's
+     * thread gets its spare as soon as that thread is gone, not never. Never throws: a thread
+     * that cannot be created or started is logged, and the call blocks uncompensated until the
+     * next try.
+     */
+    private void topUpSpares() {
+        try {
+            while (activeSpares < Math.min(blockedWorkers.get(), maxSpares) && runState < STOP) {
+                if (!startSpare()) {
+                    return;
+                }
             }
         } catch (Throwable e) {
             try {
@@ -613,18 +648,6 @@ public final class Scheduler {
             } catch (Throwable ignored) {
                 // out of memory: the call still runs
             }
-        } finally {
-            mainLock.unlock();
-        }
-    }
-
-    /** Called by a worker leaving its outermost {@code blocking} call. */
-    void endBlocking() {
-        mainLock.lock();
-        try {
-            blockedWorkers--;
-        } finally {
-            mainLock.unlock();
         }
     }
 
@@ -634,7 +657,7 @@ public final class Scheduler {
      * lock), so one Worker never has two threads. If every slot still has a thread (spares
      * retiring but not yet gone), nothing is started.
      */
-    private void startSpare() {
+    private boolean startSpare() {
         Worker spare = null;
         int n = slots;
         for (int i = parallelism; i < n; i++) {
@@ -645,7 +668,7 @@ public final class Scheduler {
         }
         if (spare == null) {
             if (n == workers.length) {
-                return;
+                return false; // topped up when a retiring spare's thread is gone
             }
             spare = new Worker(this, n, spinRounds, yieldRounds, true);
             workers[n] = spare;
@@ -670,19 +693,27 @@ public final class Scheduler {
             throw e;
         }
         compensations++;
+        return true;
+    }
+
+    /** Whether more spares are alive than workers blocked: two volatile reads, no lock. */
+    boolean sparesInSurplus() {
+        return activeSpares > blockedWorkers.get();
     }
 
     /**
-     * Called by an idle spare whose keep-alive ran out: it retires if more spares are alive
-     * than workers blocked, so the pool keeps {@code parallelism} threads free to run tasks.
+     * Called by a spare with an empty deque (between tasks, or idle for its whole keep-alive):
+     * it retires if more spares are alive than workers blocked. Those left are enough to keep
+     * {@code parallelism} threads free to run tasks, which is also what lets it leave without
+     * a last search (Sleep's proof, fourth case).
      */
     boolean retireSpare(Worker w) {
-        if (activeSpares <= blockedWorkers) {
-            return false; // volatile reads: the common answer without the lock
+        if (!sparesInSurplus()) {
+            return false; // the common answer without the lock
         }
         mainLock.lock();
         try {
-            if (activeSpares <= blockedWorkers) {
+            if (!sparesInSurplus()) {
                 return false;
             }
             w.retired = true;
@@ -702,7 +733,10 @@ public final class Scheduler {
             if (w.retired) {
                 // Counted off by tryRetire or retireSpare; a spare's slot may now take a new
                 // thread: this one touches the Worker no more.
-                w.slotFree = w.spare;
+                if (w.spare) {
+                    w.slotFree = true;
+                    topUpSpares();
+                }
                 return;
             }
             if (!normalExit && runState < STOP) {
@@ -736,6 +770,7 @@ public final class Scheduler {
             if (w.spare) {
                 activeSpares--;
                 w.slotFree = true;
+                topUpSpares(); // a spare that died leaves a blocked worker uncovered
             }
             workerGone();
         } finally {
@@ -943,7 +978,7 @@ public final class Scheduler {
         return new PoolStats(completed, failed, external, fromWorkers, rejectedSubmissions.sum(),
                 steals, attempts, idle[0], idle[1], idle[2], queuedTasks(),
                 active, Math.min(running, size), parked, size, parallelism,
-                Math.min(blockedWorkers, size), compensations);
+                Math.min(blockedWorkers.get(), size), compensations);
     }
 
     public String runStateName() {

@@ -72,9 +72,9 @@ import java.util.function.BooleanSupplier;
  *       sleeper, whose search follows the pop, hence P's read. If the stack is empty or somebody
  *       searches by then, the sleepers c counted were popped after P's read (by other wakers,
  *       whose wakees search afterwards), or took themselves off after it (an interrupted
- *       sleeper, or a spare thread whose keep-alive ran out, {@link #sleepAtMost}: each looks
- *       at the queues again after uncounting itself, and runs what it finds or, leaving,
- *       passes a notice on), or a searcher started after it: either way a
+ *       sleeper, which passes a notice on if it sees work queued as it leaves for its
+ *       interrupt, or a spare thread whose keep-alive ran out, {@link #sleepAtMost}, which
+ *       searches again and runs what it finds), or a searcher started after it: either way a
  *       search follows P's read.</li>
  *   <li><b>c counts a searcher:</b> P wakes nobody. Consider the first time after P's read that
  *       the number of searchers drops to zero, by worker T's {@link #stopSearching()} (if it
@@ -85,7 +85,10 @@ import java.util.function.BooleanSupplier;
  *       previous case, with T as poster). If T sees no work, J was taken.</li>
  *   <li><b>c counts nobody asleep and nobody searching:</b> every worker is running a task or
  *       between tasks; each searches again when it is done, and one falling asleep is covered by
- *       the first case.</li>
+ *       the first case. One kind of worker may leave instead, without a last search: a spare
+ *       thread no longer needed (Scheduler, "Blocking calls"). It leaves only while more
+ *       spares are alive than workers blocked in blocking calls, so at least
+ *       {@code parallelism} threads not blocked remain, and they search when done.</li>
  * </ul>
  * So no worker stays asleep while a job posted before its sleep waits for it, unless other
  * workers, awake, will search after that job's publication.

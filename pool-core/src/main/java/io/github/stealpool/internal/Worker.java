@@ -183,15 +183,16 @@ public final class Worker implements Runnable {
      * scheduler for a spare thread to stand in for this one until {@link #endBlocking}.
      */
     public void beginBlocking() {
-        if (blockingDepth++ == 0) {
-            scheduler.beginBlocking();
+        if (blockingDepth == 0) {
+            scheduler.beginBlocking(); // first: if it throws, nothing was counted
         }
+        blockingDepth++;
     }
 
     /** Called on this worker's thread as it leaves a blocking call (in a finally block). */
     public void endBlocking() {
         if (--blockingDepth == 0) {
-            scheduler.endBlocking();
+            scheduler.endBlocking(); // an atomic decrement
         }
     }
 
@@ -385,6 +386,9 @@ public final class Worker implements Runnable {
                 return;
             }
             Runnable task = takeOwn();
+            if (task == null && spare && s.retireSpare(this)) {
+                return; // no longer needed, its deque empty: see Scheduler, "Blocking calls"
+            }
             if (task == null && (task = scan()) == null) {
                 // Running is written here, when the worker runs out of work, never per task.
                 stats.setRunning(false);

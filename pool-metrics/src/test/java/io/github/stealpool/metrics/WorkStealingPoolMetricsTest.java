@@ -27,6 +27,9 @@ class WorkStealingPoolMetricsTest {
 
     private static final Duration HANG = Duration.ofSeconds(30);
 
+    /** Meters per pool: one per name, and executor.submitted twice (external, worker). */
+    private static final int METERS_PER_POOL = 18;
+
     private static final Set<String> METERS = Set.of(
             "executor.completed", "executor.submitted", "executor.queued", "executor.active",
             "executor.pool.size", "executor.parallelism", "executor.steals", "executor.parked",
@@ -54,7 +57,7 @@ class WorkStealingPoolMetricsTest {
         try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).build()) {
             assertSame(pool, WorkStealingPoolMetrics.monitor(registry, pool, "jobs", "region", "eu"));
             assertEquals(METERS, names(registry));
-            assertEquals(16, registry.getMeters().size()); // submitted twice: external, worker
+            assertEquals(METERS_PER_POOL, registry.getMeters().size());
             for (Meter m : registry.getMeters()) {
                 assertEquals("jobs", m.getId().getTag("name"), m.getId().toString());
                 assertEquals("eu", m.getId().getTag("region"), m.getId().toString());
@@ -116,7 +119,7 @@ class WorkStealingPoolMetricsTest {
         MeterRegistry registry = new SimpleMeterRegistry();
         WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).build();
         WorkStealingPoolMetrics.monitor(registry, pool, "short-lived");
-        assertEquals(16, registry.getMeters().size());
+        assertEquals(METERS_PER_POOL, registry.getMeters().size());
         pool.shutdown();
         assertTrue(pool.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS));
         await().atMost(HANG).until(() -> registry.getMeters().isEmpty());
@@ -147,12 +150,12 @@ class WorkStealingPoolMetricsTest {
         WorkStealingPoolMetrics.monitor(registry, old, "dup");
         try (WorkStealingPool replacement = WorkStealingPool.builder().parallelism(3).build()) {
             WorkStealingPoolMetrics.monitor(registry, replacement, "dup");
-            assertEquals(16, registry.getMeters().size(), "one set of meters per name");
+            assertEquals(METERS_PER_POOL, registry.getMeters().size(), "one set of meters per name");
             assertEquals(3.0, registry.get("executor.parallelism").tag("name", "dup").gauge().value());
 
             old.shutdown();
             assertTrue(old.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS)); // its unbind has run
-            assertEquals(16, registry.getMeters().size(), "the old pool removed the replacement's meters");
+            assertEquals(METERS_PER_POOL, registry.getMeters().size(), "the old pool removed the replacement's meters");
             assertEquals(3.0, registry.get("executor.parallelism").tag("name", "dup").gauge().value());
             replacement.submit(() -> 1).get();
             await().atMost(HANG).until(() -> counter(registry, "executor.completed", "name", "dup") >= 1.0);
@@ -405,12 +408,12 @@ class WorkStealingPoolMetricsTest {
             WorkStealingPoolMetrics.monitor(registry, replacement, "dup");
             java.util.concurrent.ExecutorService timed =
                     WorkStealingPoolMetrics.timed(registry, replacement, "dup", 1, Tags.empty());
-            assertEquals(18, registry.getMeters().size(), "one set of meters and timers per name");
+            assertEquals(METERS_PER_POOL + 2, registry.getMeters().size(), "one set of meters and timers per name");
             assertEquals(3.0, registry.get("executor.parallelism").tags("name", "dup", "app", "demo").gauge().value());
 
             old.shutdown();
             assertTrue(old.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS)); // its unbind has run
-            assertEquals(18, registry.getMeters().size(), "the old pool removed the replacement's meters");
+            assertEquals(METERS_PER_POOL + 2, registry.getMeters().size(), "the old pool removed the replacement's meters");
             assertEquals(3.0, registry.get("executor.parallelism").tag("name", "dup").gauge().value());
             timed.submit(() -> { }).get();
             io.micrometer.core.instrument.Timer run = registry.get("executor").tag("name", "dup").timer();
@@ -453,11 +456,11 @@ class WorkStealingPoolMetricsTest {
         try (first; WorkStealingPool second = WorkStealingPool.builder().parallelism(3).build()) {
             WorkStealingPoolMetrics.monitor(registry, first, "x", "app", "demo");
             WorkStealingPoolMetrics.monitor(registry, second, "x"); // the filters make both ids one
-            assertEquals(16, registry.getMeters().size(), "one set of meters per name");
+            assertEquals(METERS_PER_POOL, registry.getMeters().size(), "one set of meters per name");
             assertEquals(3.0, registry.get("executor.parallelism").tag("name", "x").gauge().value());
             first.shutdown();
             assertTrue(first.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS));
-            assertEquals(16, registry.getMeters().size(), "the first pool removed the second's meters");
+            assertEquals(METERS_PER_POOL, registry.getMeters().size(), "the first pool removed the second's meters");
             assertEquals(3.0, registry.get("executor.parallelism").tag("name", "x").gauge().value());
         }
     }
