@@ -142,8 +142,9 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * the pool) and returns its result. Called on a worker of a {@code WorkStealingPool}, it
      * keeps {@code parallelism} threads free to run tasks while the call blocks: if fewer spare
      * threads are alive than workers inside blocking calls, it starts one, which runs tasks
-     * (the pool's queue, the blocked worker's deque, any other) until it has been idle for the
-     * {@linkplain Builder#spareKeepAlive keep-alive} with nobody to stand in for. So tasks that
+     * (the pool's queue, the blocked worker's deque, any other) for as long as a worker is
+     * blocked, then ends, after its current task or once idle for the
+     * {@linkplain Builder#spareKeepAlive keep-alive}. So tasks that
      * each sleep 200 ms overlap instead of taking turns on {@code parallelism} workers, and
      * workers that block on tasks still queued do not stall the pool.
      *
@@ -151,7 +152,9 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * {@value #DEFAULT_MAX_SPARE_THREADS}). Past the bound, or once the pool is stopping
      * ({@link #shutdownNow()}), or if a thread cannot be created, the call simply blocks its
      * worker, uncompensated: it never throws for running out, where {@code ForkJoinPool}'s
-     * {@code managedBlock} throws {@code RejectedExecutionException}. Once the call returns, the
+     * {@code managedBlock} throws {@code RejectedExecutionException}. After {@link #shutdown()}
+     * the queued tasks only need to drain: a spare is started only when no other thread is
+     * free to run them. Once the call returns, the
      * pool may run more than {@code parallelism} tasks at once until a spare no longer needed
      * finishes the task it runs (and that task's own forks): then it ends, or, with nothing to
      * do, waits out its keep-alive for the next blocking call. A nested {@code blocking} call on

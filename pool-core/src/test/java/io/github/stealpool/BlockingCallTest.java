@@ -385,6 +385,77 @@ class BlockingCallTest {
     }
 
     @Test
+    void afterShutdownAThreadBlockedOnItsOwnForkStillGetsAThreadToRunIt() throws Exception {
+        // Found in review: after shutdown the other workers retire, and a spare that was
+        // started for an earlier call counted as cover for its own blocking call.
+        WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).maxSpareThreads(2)
+                .daemon(true).build();
+        CountDownLatch gateA = new CountDownLatch(1);
+        CountDownLatch gateT = new CountDownLatch(1);
+        CountDownLatch goT = new CountDownLatch(1);
+        pool.execute(() -> {
+            try {
+                WorkStealingPool.blocking(() -> gateA.await()); // the worker blocks: spare 1
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+        await().atMost(Duration.ofSeconds(HANG)).until(() -> pool.stats().poolSize() == 2);
+        Future<Boolean> forkRan = pool.submit(() -> { // on spare 1, the only free thread
+            WorkStealingPool.blocking(() -> gateT.await()); // spare 2
+            goT.await(); // holds spare 1, not blocked, while the pool shuts down
+            CountDownLatch xRan = new CountDownLatch(1);
+            new Task<Void>() {
+                @Override
+                protected Void compute() {
+                    xRan.countDown();
+                    return null;
+                }
+            }.fork();
+            return WorkStealingPool.blocking(() -> xRan.await(HANG, TimeUnit.SECONDS));
+        });
+        await().atMost(Duration.ofSeconds(HANG)).until(() -> pool.stats().blockedWorkers() == 2
+                && pool.stats().poolSize() == 3);
+        gateA.countDown();
+        gateT.countDown();
+        await().atMost(Duration.ofSeconds(HANG)).until(() -> pool.stats().blockedWorkers() == 0);
+        pool.shutdown();
+        // The worker and spare 2 retire; spare 1 still runs the task.
+        await().atMost(Duration.ofSeconds(HANG)).until(() -> pool.stats().poolSize() == 1);
+        goT.countDown();
+        assertTrue(forkRan.get(2 * HANG, TimeUnit.SECONDS), "a thread ran the fork: " + pool.stats());
+        assertTrue(pool.awaitTermination(HANG, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void afterShutdownTheLastFreeThreadWaitsForTheBlockedOnesWithoutChurn() throws Exception {
+        // Found in review: after shutdown a spare still needed retired (the queues were empty),
+        // the next was started in its place, and so on, thousands of threads a second.
+        WorkStealingPool pool = pool(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        CountDownLatch inside = new CountDownLatch(1);
+        pool.execute(() -> {
+            try {
+                WorkStealingPool.blocking(() -> {
+                    inside.countDown();
+                    gate.await();
+                });
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+        assertTrue(inside.await(HANG, TimeUnit.SECONDS));
+        pool.shutdown();
+        // The spare, the one thread free to run what the blocked one might fork, sleeps.
+        await().atMost(Duration.ofSeconds(HANG)).until(() -> pool.stats().parkedWorkers() == 1);
+        assertEquals(1, pool.stats().compensations(), pool.stats().toString());
+        assertEquals(2, pool.stats().poolSize());
+        gate.countDown(); // the call ends: the spare is woken, and everyone retires
+        assertTrue(pool.awaitTermination(HANG, TimeUnit.SECONDS));
+        assertEquals(1, pool.stats().compensations());
+    }
+
+    @Test
     void builderChecksItsArguments() {
         WorkStealingPool.Builder b = WorkStealingPool.builder();
         assertTrue(assertThrows(IllegalArgumentException.class, () -> b.maxSpareThreads(-1))

@@ -106,11 +106,18 @@ import org.slf4j.LoggerFactory;
  * once it ran out, the spare searches once more, as Sleep's proof asks of a sleeper that took
  * itself off, and retires under the same condition, or else parks again.
  * <ul>
- *   <li><b>Nothing lost.</b> A spare follows the rules above as a worker does: it retires only
- *       from its idle loop, with its deque empty (its last search found nothing, and only its
- *       owner pushes there), exits at STOP leaving its deque alone, and if it dies its tasks
- *       are handed on like those of a worker that cannot be replaced. Spares are not replaced:
- *       the next blocking call asks again.</li>
+ *   <li><b>Nothing lost.</b> A spare follows the rules above as a worker does: it retires
+ *       with its deque empty (between two tasks or idle; only its owner pushes there), exits
+ *       at STOP leaving its deque alone, and if it dies its tasks are handed on like those of a
+ *       worker that cannot be replaced. While the pool runs it may leave without a last search
+ *       because {@code parallelism} threads not blocked stay, and search when done (Sleep's
+ *       proof, fourth case); after shutdown only through {@link #tryRetire}, as the last worker
+ *       to leave must, so no accepted task is left queued.</li>
+ *   <li><b>After shutdown</b> the queues only need to drain: a worker may retire (queues empty,
+ *       under mainLock) only if a thread not blocked in a {@code blocking} call stays, to run
+ *       what the blocked ones fork; the last such thread sleeps instead (Sleep's
+ *       {@code mustNotSleep} lets it), and {@link #endBlocking} wakes the sleepers so it can
+ *       leave once nobody blocks. A spare is started only if no free thread is left.</li>
  *   <li><b>One thread per slot.</b> A spare slot takes a new thread only once its last thread
  *       left {@link #workerExited}, under mainLock, after which that thread touches the Worker
  *       no more; the lock, then {@code Thread.start}, make the old thread's writes visible to
@@ -255,7 +262,10 @@ public final class Scheduler {
         this.daemon = daemon;
         this.failureHandler = failureHandler;
         int total = parallelism + maxSpares;
-        this.sleep = new Sleep(parallelism, total, () -> runState >= SHUTDOWN);
+        // After shutdown an idle worker retires rather than sleeps, unless it is the last one
+        // free to run what blocked workers fork ("Blocking calls" above): then it sleeps.
+        this.sleep = new Sleep(parallelism, total,
+                () -> runState >= STOP || runState >= SHUTDOWN && leavingKeepsAFreeThread());
         // Two stripes per worker: concurrent submitters seldom share one (InjectionQueue).
         this.injection = new InjectionQueue(2 * parallelism, sleep::notifyNewJob);
         this.workers = new Worker[total];
@@ -574,13 +584,15 @@ public final class Scheduler {
     }
 
     /**
-     * Called by an idle worker after shutdown: it retires if no task is queued anywhere. The
-     * check and the count are one step under mainLock (see the class comment).
+     * Called by an idle worker after shutdown: it retires if no task is queued anywhere, and,
+     * while threads are blocked in {@code blocking} calls, if another thread stays free to run
+     * what they fork. The check and the count are one step under mainLock (see the class
+     * comment).
      */
     boolean tryRetire(Worker w) {
         mainLock.lock();
         try {
-            if (!injection.isEmpty()) {
+            if (!injection.isEmpty() || !leavingKeepsAFreeThread()) {
                 return false;
             }
             for (int i = 0, n = slots; i < n; i++) {
@@ -620,10 +632,40 @@ public final class Scheduler {
 
     /**
      * Called by a worker leaving its outermost {@code blocking} call. No lock, and nothing to
-     * start: a spare no longer needed retires by itself ({@link #retireSpare}).
+     * start: a spare no longer needed retires by itself ({@link #retireSpare}). After shutdown
+     * it wakes the sleepers: one kept asleep as the last thread free for blocked workers
+     * ({@link #leavingKeepsAFreeThread}) may retire now. Its check, under Sleep's lock, either
+     * comes after this decrement or finds it asleep when {@code wakeAll} runs.
      */
     void endBlocking() {
         blockedWorkers.decrementAndGet();
+        if (runState >= SHUTDOWN) {
+            sleep.wakeAll();
+        }
+    }
+
+    /**
+     * Whether a worker leaving now would leave a thread not blocked in a {@code blocking} call,
+     * to run what the blocked ones fork or wait for; true if none is blocked. After shutdown
+     * this, not the spares' count, decides who may leave: the queues only need to drain.
+     */
+    private boolean leavingKeepsAFreeThread() {
+        int blocked = blockedWorkers.get();
+        return blocked == 0 || liveWorkers - 1 - blocked >= 1;
+    }
+
+    /**
+     * Under mainLock: whether to start another spare. While the pool runs, until as many are
+     * alive as workers are blocked, keeping {@code parallelism} threads free; after shutdown,
+     * only while no thread is free (the other workers retired, and the ones left all block):
+     * one free thread is enough to drain the queues, and more would only retire again.
+     */
+    private boolean wantsSpare() {
+        if (activeSpares >= maxSpares || runState >= STOP) {
+            return false;
+        }
+        int blocked = blockedWorkers.get();
+        return runState == RUNNING ? activeSpares < blocked : liveWorkers - blocked < 1;
     }
 
     /**
@@ -636,7 +678,7 @@ public final class Scheduler {
      */
     private void topUpSpares() {
         try {
-            while (activeSpares < Math.min(blockedWorkers.get(), maxSpares) && runState < STOP) {
+            while (wantsSpare()) {
                 if (!startSpare()) {
                     return;
                 }
@@ -703,17 +745,19 @@ public final class Scheduler {
 
     /**
      * Called by a spare with an empty deque (between tasks, or idle for its whole keep-alive):
-     * it retires if more spares are alive than workers blocked. Those left are enough to keep
-     * {@code parallelism} threads free to run tasks, which is also what lets it leave without
-     * a last search (Sleep's proof, fourth case).
+     * while the pool runs, it retires if more spares are alive than workers blocked. Those left
+     * are enough to keep {@code parallelism} threads free to run tasks, which is also what lets
+     * it leave without a last search (Sleep's proof, fourth case). After shutdown spares leave
+     * only through {@link #tryRetire}, which looks at the queues under the lock, as the last
+     * worker to leave must ("Nothing lost"); the regular workers may be gone by then.
      */
     boolean retireSpare(Worker w) {
-        if (!sparesInSurplus()) {
+        if (!sparesInSurplus() || runState != RUNNING) {
             return false; // the common answer without the lock
         }
         mainLock.lock();
         try {
-            if (!sparesInSurplus()) {
+            if (!sparesInSurplus() || runState != RUNNING) {
                 return false;
             }
             w.retired = true;

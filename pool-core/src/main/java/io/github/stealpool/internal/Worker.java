@@ -38,8 +38,9 @@ import java.util.function.BooleanSupplier;
  * <h2>Spare workers</h2>
  * A worker in a slot past the pool's parallelism ({@link #spare}) is a spare thread standing in
  * for a worker blocked in a {@code blocking} call (Scheduler, "Blocking calls"). It works like
- * any other; idle, it parks for at most the pool's keep-alive, and when that runs out it
- * searches once more and retires if it is no longer needed.
+ * any other. Between two tasks, with its own deque empty, it retires if it is no longer needed;
+ * idle, it parks for at most the pool's keep-alive, and when that runs out it searches once more
+ * and retires under the same condition. After shutdown it retires as any worker does.
  *
  * <h2>Threading</h2>
  * Everything here except {@link #deque}'s steal side, {@link #thread}, {@link #retired} and
@@ -183,10 +184,16 @@ public final class Worker implements Runnable {
      * scheduler for a spare thread to stand in for this one until {@link #endBlocking}.
      */
     public void beginBlocking() {
-        if (blockingDepth == 0) {
-            scheduler.beginBlocking(); // first: if it throws, nothing was counted
+        // The depth first: a ThreadFactory that itself calls blocking() on this thread while
+        // the spare is created nests instead of recursing.
+        if (blockingDepth++ == 0) {
+            try {
+                scheduler.beginBlocking();
+            } catch (Throwable e) { // the lock failed (out of stack): nothing was counted
+                blockingDepth--;
+                throw e;
+            }
         }
-        blockingDepth++;
     }
 
     /** Called on this worker's thread as it leaves a blocking call (in a finally block). */
