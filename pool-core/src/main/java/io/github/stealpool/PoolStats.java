@@ -21,7 +21,8 @@ import java.time.Duration;
  * measure what they cost.
  *
  * @param completedTasks      tasks run to the end, normally or exceptionally (forks taken back
- *                            by the worker that made them and run there included)
+ *                            by the worker that made them included: run there by a join, or
+ *                            handed back by {@link Task#tryUnfork()})
  * @param failedTasks         tasks that threw on a worker: tasks given to {@code execute},
  *                            {@code submit}, {@code invokeAll} or {@code invokeAny}, and
  *                            {@link Task}s whose {@code compute} threw, whether the failure then

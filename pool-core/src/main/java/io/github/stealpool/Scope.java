@@ -8,6 +8,7 @@ import io.github.stealpool.internal.Worker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 
 /**
@@ -20,6 +21,20 @@ import java.util.concurrent.CancellationException;
  *         scope.spawn(() -> index(file));      // runs in parallel
  *     }
  * });                                          // returns when every index(file) is done
+ * }</pre>
+ *
+ * <p>A spawned function that returns a value gives a handle to it, a {@link Task} to
+ * {@link Task#join() join} (inside the scope, which then works while it waits) or to read once
+ * the scope is done:
+ *
+ * <pre>{@code
+ * List<Task<Index>> parts = new ArrayList<>();
+ * pool.scope(scope -> {
+ *     for (Path file : files) {
+ *         parts.add(scope.spawn(() -> index(file))); // index returns an Index: spawn(Callable)
+ *     }
+ * });
+ * Index all = Index.merge(parts.stream().map(Task::join).toList()); // every part is done here
  * }</pre>
  *
  * <p>If the body or any spawned task throws, {@code scope} still waits for all the others, then
@@ -56,6 +71,12 @@ public final class Scope {
     /**
      * Runs {@code task} in the scope's pool, possibly in parallel with the caller.
      *
+     * <p>A lambda that fits both {@code spawn} methods, such as {@code () -> index(file)} for an
+     * {@code index} that returns a value, or a block that only throws, goes to
+     * {@link #spawn(Callable)}, as with {@code ExecutorService.submit}; one whose method returns
+     * nothing comes here. Either way the scope waits for it and reports its failure. A
+     * {@code null} argument needs a cast to pick one: {@code spawn((Runnable) null)}.
+     *
      * @param task the work; it may spawn more tasks into this scope, and a failure it throws is
      *             reported by {@link WorkStealingPool#scope} once the scope is done
      * @throws NullPointerException  if {@code task} is null
@@ -65,6 +86,43 @@ public final class Scope {
      */
     public void spawn(Runnable task) {
         Objects.requireNonNull(task, "task");
+        start(new Spawned(this, task));
+    }
+
+    /**
+     * Runs {@code task} in the scope's pool, possibly in parallel with the caller, and returns a
+     * handle to its result. The scope waits for it and reports its failure as for
+     * {@link #spawn(Runnable)}; the handle has the failure too.
+     *
+     * <p>The handle is a {@link Task} that the scope runs: {@link Task#join()} waits for the
+     * result (on a worker it works meanwhile, so a scope's body or task may join another's
+     * handle), {@link Task#get()}, {@link Task#getRawResult()} and the other queries work as for
+     * any task, and once the scope has returned the handle is done. It is already claimed by
+     * the scope: forking, invoking or submitting it throws {@link IllegalStateException}.
+     * Cancelling it (or completing it by hand) before it starts means {@code task} never runs,
+     * which the scope does not count as a failure; once it has started, its outcome is the
+     * function's, as for any task.
+     *
+     * @param <T>  the result type
+     * @param task the work; it may spawn more tasks into this scope, and may throw checked
+     *             exceptions, which reach the scope's caller wrapped in a
+     *             {@link java.util.concurrent.CompletionException}, as from {@link Task#join()}
+     * @return the handle to the result
+     * @throws NullPointerException  if {@code task} is null
+     * @throws IllegalStateException if the scope has finished
+     * @throws java.util.concurrent.RejectedExecutionException if called from outside the pool
+     *         after it was shut down
+     */
+    public <T> Task<T> spawn(Callable<? extends T> task) {
+        Objects.requireNonNull(task, "task");
+        AdaptedCallable<T> handle = new AdaptedCallable<>(task);
+        handle.claim(); // the scope's job runs it: nobody else may fork or submit it
+        start(new SpawnedCall<>(this, handle));
+        return handle;
+    }
+
+    /** Counts {@code job} in the scope, then forks it (on this scope's pool's worker) or submits it. */
+    private void start(ForkedJob job) {
         for (;;) {
             int p = pending;
             if (p == 0) {
@@ -75,7 +133,6 @@ public final class Scope {
                 break;
             }
         }
-        Spawned job = new Spawned(this, task);
         Worker w = Worker.current();
         if (w != null && w.scheduler() == scheduler) {
             try {
@@ -121,6 +178,43 @@ public final class Scope {
         }
     }
 
+    /**
+     * A spawned function's job: runs the handle's {@code compute} unless the handle is already
+     * complete, records the outcome in the handle, and reports to its scope however it ends.
+     * Not through {@link Task#run()}, which would count a failure in the pool's statistics;
+     * a failure inside a scope counts only if it fails the scope's task (see PoolStats).
+     */
+    private static final class SpawnedCall<T> implements ForkedJob {
+        private final Scope scope;
+        private final AdaptedCallable<T> handle;
+
+        SpawnedCall(Scope scope, AdaptedCallable<T> handle) {
+            this.scope = scope;
+            this.handle = handle;
+        }
+
+        @Override
+        public void run() {
+            Throwable f = null;
+            try {
+                if (!handle.isDone()) { // cancelled or completed by hand before it started: not run
+                    handle.complete(handle.compute());
+                }
+            } catch (Throwable t) {
+                f = t;
+                handle.completeExceptionally(t);
+            }
+            scope.finished(f);
+        }
+
+        @Override
+        public void abandon() {
+            CancellationException c = new CancellationException("the pool was shut down before the spawned task ran");
+            handle.completeExceptionally(c);
+            scope.finished(c);
+        }
+    }
+
     void finished(Throwable f) {
         if (f != null && !FAILURE.compareAndSet(this, null, new Failures.Thrown(f))) {
             Failures.combine(failure.failure, f);
@@ -130,8 +224,26 @@ public final class Scope {
         }
     }
 
-    /** Runs {@code body} on worker {@code w}, then works until every spawned task is done. */
+    /**
+     * Runs {@code body} on worker {@code w}, then works until every spawned task is done, and
+     * throws what the scope reports: an unchecked failure as it is, a checked one (a spawned
+     * function's) wrapped in a CompletionException built here.
+     */
     void run(Worker w, java.util.function.Consumer<? super Scope> body) {
+        Throwable f = runToFailure(w, body);
+        if (f != null) {
+            throw Failures.rethrow(f);
+        }
+    }
+
+    /**
+     * As {@link #run}, but returns the failure instead of throwing it, and unwrapped: the body's
+     * (thrown in this thread) with the spawned ones attached, or else the first spawned one as
+     * this thread should rethrow it; null if nothing failed. For a task that runs a scope for a
+     * caller in another thread: it throws the failure as it is, so that the caller's join wraps
+     * a checked one once, in the caller's thread, not a wrapper made here.
+     */
+    Throwable runToFailure(Worker w, java.util.function.Consumer<? super Scope> body) {
         Throwable bodyFailure = null;
         try {
             body.accept(this);
@@ -142,10 +254,8 @@ public final class Scope {
         w.awaitLatch(done);
         Failures.Thrown spawned = failure;
         if (bodyFailure != null) { // thrown in this thread
-            throw Failures.rethrow(Failures.combine(bodyFailure, spawned == null ? null : spawned.failure));
+            return Failures.combine(bodyFailure, spawned == null ? null : spawned.failure);
         }
-        if (spawned != null) {
-            throw Failures.rethrow(spawned.forThisThread());
-        }
+        return spawned == null ? null : spawned.forThisThread();
     }
 }

@@ -8,6 +8,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Collection;
 import java.util.Objects;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -58,13 +59,21 @@ import java.util.concurrent.TimeoutException;
  * {@link #getException()} returns the original.
  *
  * <h2>Threads, and one run per task</h2>
- * {@code fork()} and {@code invoke()} run on a pool worker, that is inside another task; from
- * any other thread use {@link WorkStealingPool#invoke(Task)} or {@link WorkStealingPool#submit(Task)}.
+ * {@code fork()}, {@code invoke()} and {@link #invokeAll(Task...)} are made for a pool worker,
+ * that is inside another task, where they use the worker's own deque. Called from any other
+ * thread they run the tasks in the {@linkplain WorkStealingPool#common() common pool}, as
+ * {@code ForkJoinTask}'s run in {@code ForkJoinPool.commonPool()}: {@code fork()} submits the
+ * task to it, {@code invoke()} submits it and waits, {@code invokeAll} submits them all and
+ * waits for all. (Unlike {@code ForkJoinTask.invoke()}, the calling thread does not run
+ * {@code compute} itself: outside a pool every fork it made would go through the pool's shared
+ * queue and every join would park.) To run a task in a pool of your own from another thread,
+ * use {@link WorkStealingPool#invoke(Task)} or {@link WorkStealingPool#submit(Task)}.
  * {@code join()}, {@code get()} and the completion methods work from any thread.
  *
  * <p>A task is forked, submitted or invoked at most once (create a new one for each run): a
  * second {@code fork()}, {@code invoke()} or submission (also through {@code execute} or the
  * {@code submit(Runnable)} of {@code ExecutorService}) throws {@link IllegalStateException}.
+ * {@link #tryUnfork()} gives the run back to the caller that takes a fork back.
  *
  * <p>From a thread outside the pool, {@code join()} and {@code get()} need the task forked,
  * submitted, invoked, started or completed <em>before</em> the call: by this thread, or by one
@@ -75,6 +84,15 @@ import java.util.concurrent.TimeoutException;
  * later, or that another thread will {@link #complete} later, is joined from outside only after
  * that has happened, or waited for with a timed {@link #get(long, TimeUnit)}. On a pool worker
  * {@code join()} waits, working meanwhile, as for any task.
+ *
+ * <h2>Coming from {@code ForkJoinTask}</h2>
+ * Besides {@code fork}, {@code join}, {@code invoke} and {@code invokeAll}, the methods that
+ * fork/join code uses are here, with {@code ForkJoinTask}'s semantics: {@link #quietlyJoin()},
+ * {@link #quietlyInvoke()}, {@link #quietlyComplete()}, {@link #getRawResult()},
+ * {@link #tryUnfork()}, and the static {@link #helpQuiesce()}, {@link #getPool()},
+ * {@link #inWorkStealingPool()} ({@code inForkJoinPool()}) and {@code adapt}
+ * ({@link #adapt(Callable)}, {@link #adapt(Runnable)}, {@link #adapt(Runnable, Object)}).
+ * Where they differ, their documentation says so.
  *
  * @param <T> the result type
  */
@@ -144,17 +162,21 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
 
     /**
      * Pushes this task on the calling worker's deque, where it waits to be run by this worker
-     * (at {@link #join()}) or stolen by another.
+     * (at {@link #join()}) or stolen by another. Called from a thread that is no pool's worker,
+     * it submits the task to the {@linkplain WorkStealingPool#common() common pool} instead, as
+     * {@code ForkJoinTask.fork()} does; {@link #join()} then waits for it from any thread.
      *
      * @return this task
-     * @throws IllegalStateException if the calling thread is not a pool worker, or the task was
-     *                               already forked, submitted or invoked
+     * @throws IllegalStateException if the task was already forked, submitted or invoked
      */
     public final Task<T> fork() {
         Worker w = Worker.current();
         if (w == null) {
-            throw new IllegalStateException("fork() needs a pool worker: call it inside a task, or "
-                    + "use pool.submit(task) or pool.invoke(task) from other threads");
+            if (!claim()) {
+                throw alreadyClaimed("fork()");
+            }
+            WorkStealingPool.common().executeClaimed(this);
+            return this;
         }
         if (!claimHere()) {
             throw alreadyClaimed("fork()");
@@ -180,6 +202,18 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
     /** Gives back a claim whose submission was rejected: nothing will run the task. */
     final void unclaim() {
         CLAIMED.setVolatile(this, 0);
+    }
+
+    /**
+     * Off the pool: submits this task to the common pool, claiming it first, and waits for it,
+     * ignoring interrupts as {@link #join()} does.
+     */
+    private void runInCommon(String what) {
+        if (!claim()) {
+            throw alreadyClaimed(what);
+        }
+        WorkStealingPool.common().executeClaimed(this);
+        LatchAccess.awaitUninterruptibly(this);
     }
 
     final IllegalStateException alreadyClaimed(String what) {
@@ -232,17 +266,39 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
     }
 
     /**
+     * Waits for the task as {@link #join()} does (on a worker: runs it if nobody stole it,
+     * otherwise works while it waits), but neither returns its result nor throws its failure:
+     * read them afterwards with {@link #getRawResult()}, {@link #getException()},
+     * {@link #isCompletedNormally()} or {@link #join()} (which then returns at once), as with
+     * {@code ForkJoinTask.quietlyJoin()}.
+     *
+     * @throws IllegalStateException called outside the pool on a task never forked or submitted
+     *                               (as {@code join()}: it would wait forever)
+     */
+    public final void quietlyJoin() {
+        if (!LatchAccess.isSet(this)) {
+            if (claimed == 0 && !LatchAccess.isSet(this) && Worker.current() == null) {
+                throw neverStarted("quietlyJoin()");
+            }
+            awaitDone();
+        }
+    }
+
+    /**
      * Runs the task in the calling worker and returns its result, as {@code fork(); join()}
-     * would without the round trip through the deque.
+     * would without the round trip through the deque. Called from a thread that is no pool's
+     * worker, it runs the task in the {@linkplain WorkStealingPool#common() common pool} and
+     * waits for it, as {@code WorkStealingPool.common().invoke(task)}.
      *
      * @return what {@code compute} returned
-     * @throws IllegalStateException if the calling thread is not a pool worker, or the task was
-     *                               already forked, submitted or invoked
+     * @throws CancellationException if the task was cancelled
+     * @throws CompletionException   wrapping a checked exception thrown by {@code compute}
+     * @throws IllegalStateException if the task was already forked, submitted or invoked
      */
     public final T invoke() {
         if (Worker.current() == null) {
-            throw new IllegalStateException("invoke() runs the task in the calling worker; "
-                    + "from other threads use pool.invoke(task)");
+            runInCommon("invoke()");
+            return report();
         }
         if (!claimHere()) {
             throw alreadyClaimed("invoke()");
@@ -252,15 +308,34 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
     }
 
     /**
+     * Runs the task as {@link #invoke()} does, but neither returns its result nor throws its
+     * failure, as {@code ForkJoinTask.quietlyInvoke()}: read them afterwards as after
+     * {@link #quietlyJoin()}.
+     *
+     * @throws IllegalStateException if the task was already forked, submitted or invoked
+     */
+    public final void quietlyInvoke() {
+        if (Worker.current() == null) {
+            runInCommon("quietlyInvoke()");
+            return;
+        }
+        if (!claimHere()) {
+            throw alreadyClaimed("quietlyInvoke()");
+        }
+        run();
+    }
+
+    /**
      * Forks all but the first task, runs the first, and joins the others; returns when all are
      * done. If any failed, throws the first failure (in argument order) with the later ones
-     * attached as suppressed.
+     * attached as suppressed. Called from a thread that is no pool's worker, it submits them
+     * all to the {@linkplain WorkStealingPool#common() common pool} and waits for every one,
+     * with the same failure reporting.
      *
      * @param tasks the tasks to run, none of them forked, submitted or invoked before
      * @throws NullPointerException  if {@code tasks} or an element is null (before anything runs)
-     * @throws IllegalStateException if the calling thread is not a pool worker, or a task was
-     *                               already forked, submitted or invoked, or appears twice
-     *                               (before anything runs)
+     * @throws IllegalStateException if a task was already forked, submitted or invoked, or
+     *                               appears twice (before anything runs)
      */
     public static void invokeAll(Task<?>... tasks) {
         Objects.requireNonNull(tasks, "tasks");
@@ -293,8 +368,9 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
             return;
         }
         Worker w = Worker.current();
-        if (n > 1 && w == null) {
-            throw new IllegalStateException("invokeAll() needs a pool worker: call it inside a task");
+        if (w == null) {
+            invokeAllIn(WorkStealingPool.common(), tasks);
+            return;
         }
         for (int i = 0; i < n; i++) { // all or nothing: claim every task before running any
             if (!tasks[i].claimHere()) {
@@ -310,12 +386,56 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
             w.fork(tasks[i]);
         }
         tasks[0].run();
-        Task<?> firstFailed = LatchAccess.failure(tasks[0]) != null ? tasks[0] : null;
-        for (int i = 1; i < n; i++) {
-            tasks[i].awaitDone();
-            Throwable f = LatchAccess.failure(tasks[i]);
+        awaitAll(tasks);
+    }
+
+    /**
+     * {@code invokeAll} from a thread that is not a worker of {@code pool}: claims every task
+     * (all or nothing), submits them all to {@code pool}, and waits for all of them.
+     */
+    static void invokeAllIn(WorkStealingPool pool, Task<?>[] tasks) {
+        int n = tasks.length;
+        for (int i = 0; i < n; i++) {
+            if (!tasks[i].claim()) {
+                for (int j = 0; j < i; j++) {
+                    tasks[j].unclaim();
+                }
+                throw tasks[i].alreadyClaimed("invokeAll() of tasks[" + i + "]");
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            try {
+                pool.executeClaimed(tasks[i]);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // The pool shut down meanwhile. Nothing may run on after the caller has moved
+                // on: the ones not submitted are free again, the submitted ones are cancelled
+                // (unless they already started) and awaited.
+                for (int j = i; j < n; j++) {
+                    tasks[j].unclaim();
+                }
+                for (int j = 0; j < i; j++) {
+                    tasks[j].cancel(false);
+                }
+                for (int j = 0; j < i; j++) {
+                    tasks[j].awaitDone();
+                }
+                throw e;
+            }
+        }
+        awaitAll(tasks);
+    }
+
+    /**
+     * Waits for every task, in order, then throws the first failure (in argument order) with
+     * the later ones attached to it as suppressed, if any failed.
+     */
+    private static void awaitAll(Task<?>[] tasks) {
+        Task<?> firstFailed = null;
+        for (Task<?> t : tasks) {
+            t.awaitDone();
+            Throwable f = LatchAccess.failure(t);
             if (firstFailed == null) {
-                firstFailed = f != null ? tasks[i] : null;
+                firstFailed = f != null ? t : null;
             } else {
                 Failures.combine(LatchAccess.failure(firstFailed), f);
             }
@@ -323,6 +443,105 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
         if (firstFailed != null) {
             throw Failures.rethrow(LatchAccess.failureForThisThread(firstFailed));
         }
+    }
+
+    // ------------------------------------------------------------------ ForkJoinTask's statics
+
+    /**
+     * Runs tasks until the pool looks quiescent, as {@code ForkJoinTask.helpQuiesce()}: for
+     * designs that fork many tasks and join none, waiting for all of them at the end.
+     *
+     * <p>On a pool worker it runs tasks (its own forks first, then the pool's queue, then
+     * stolen ones) until no task is queued anywhere in its pool and every other worker is idle;
+     * then every task forked before the call, and every task those forked, has run. With
+     * nothing to run it polls, backing off to parks of up to a millisecond. From any other
+     * thread it waits (without running tasks) until the {@linkplain WorkStealingPool#common()
+     * common pool} is quiescent, if the common pool exists, as {@code ForkJoinTask} does for
+     * threads outside a pool; otherwise it returns at once.
+     *
+     * <p>"Quiescent" is only as exact as it can be while tasks come from elsewhere: a task
+     * submitted from outside the pool, or completed by a thread outside it, may make the pool
+     * busy again at any moment. A worker parked in a join counts as idle (what it waits for is
+     * queued or run by a worker that is not). Interrupts are kept, not acted on; after
+     * {@code shutdownNow} it returns at once.
+     */
+    public static void helpQuiesce() {
+        Worker w = Worker.current();
+        if (w != null) {
+            w.helpQuiesce();
+            return;
+        }
+        WorkStealingPool common = WorkStealingPool.commonIfCreated();
+        if (common != null) {
+            common.awaitQuiescence();
+        }
+    }
+
+    /**
+     * The pool whose worker is the calling thread, as {@code ForkJoinTask.getPool()}.
+     *
+     * @return the {@link WorkStealingPool} the calling thread works for (the common pool
+     *         included), or null if it is no pool's worker
+     */
+    public static WorkStealingPool getPool() {
+        Worker w = Worker.current();
+        return w == null ? null : w.scheduler().pool();
+    }
+
+    /**
+     * Whether the calling thread is a worker of a {@link WorkStealingPool} (the common pool
+     * included), where {@link #fork()} uses the worker's own deque: the counterpart of
+     * {@code ForkJoinTask.inForkJoinPool()}.
+     *
+     * @return true on a pool worker, inside a task or not; false on any other thread
+     */
+    public static boolean inWorkStealingPool() {
+        return Worker.current() != null;
+    }
+
+    /**
+     * A task whose {@code compute} calls {@code callable}, as {@code ForkJoinTask.adapt(Callable)}:
+     * to fork, invoke or submit code that is not a {@code Task}. An exception the callable throws,
+     * checked or not, becomes the task's failure as it is: {@link #get()} throws an
+     * {@link ExecutionException} with it as the cause; {@link #join()} and {@link #invoke()}
+     * rethrow it with its class if it is unchecked and wrapped in a {@link CompletionException}
+     * if it is checked.
+     *
+     * @param <T>      the result type
+     * @param callable the work; called at most once
+     * @return a new task, not yet forked, submitted or run
+     * @throws NullPointerException if {@code callable} is null
+     */
+    public static <T> Task<T> adapt(Callable<? extends T> callable) {
+        return new AdaptedCallable<>(Objects.requireNonNull(callable, "callable"));
+    }
+
+    /**
+     * A task whose {@code compute} runs {@code runnable} and returns null, as
+     * {@code ForkJoinTask.adapt(Runnable)}; what it throws is its failure, as for
+     * {@link #adapt(Callable)}.
+     *
+     * @param runnable the work; run at most once
+     * @return a new task, not yet forked, submitted or run
+     * @throws NullPointerException if {@code runnable} is null
+     */
+    public static Task<Void> adapt(Runnable runnable) {
+        return new AdaptedRunnable<>(Objects.requireNonNull(runnable, "runnable"), null);
+    }
+
+    /**
+     * A task whose {@code compute} runs {@code runnable} and returns {@code result}, as
+     * {@code ForkJoinTask.adapt(Runnable, Object)}; what it throws is its failure, as for
+     * {@link #adapt(Callable)}.
+     *
+     * @param <T>      the result type
+     * @param runnable the work; run at most once
+     * @param result   what the task returns once {@code runnable} has run (may be null)
+     * @return a new task, not yet forked, submitted or run
+     * @throws NullPointerException if {@code runnable} is null
+     */
+    public static <T> Task<T> adapt(Runnable runnable, T result) {
+        return new AdaptedRunnable<>(Objects.requireNonNull(runnable, "runnable"), result);
     }
 
     // ------------------------------------------------------------------ Future
@@ -424,6 +643,65 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      */
     public final boolean completeExceptionally(Throwable failure) {
         return LatchAccess.trySetFailure(this, Objects.requireNonNull(failure, "failure"));
+    }
+
+    /**
+     * Completes the task normally with a null result unless it is complete already, as
+     * {@code ForkJoinTask.quietlyComplete()}: joiners get null, and {@code compute} never runs if
+     * it has not started. For tasks that leave their result elsewhere (an array, a field) and
+     * are done by other means.
+     */
+    public final void quietlyComplete() {
+        LatchAccess.trySetResult(this, null);
+    }
+
+    /**
+     * The result if the task completed normally, else null (not done, failed or cancelled);
+     * never waits and never throws, as {@code ForkJoinTask.getRawResult()} of a
+     * {@code RecursiveTask}. A null result and no result look alike here:
+     * {@link #isCompletedNormally()} tells them apart.
+     *
+     * @return what {@code compute} returned or {@link #complete} gave, or null
+     */
+    @SuppressWarnings("unchecked")
+    public final T getRawResult() {
+        return (T) LatchAccess.result(this);
+    }
+
+    /**
+     * Takes this task back if it is still at the bottom of the calling worker's deque: the
+     * calling worker forked it (or submitted it from inside a task), no task it pushed later is
+     * still there above it, and nobody stole or ran it. Then nothing will run it unless the
+     * caller does, as with {@code ForkJoinTask.tryUnfork()}, and the usual next step runs it
+     * right here:
+     *
+     * <pre>{@code
+     * long r = t.tryUnfork() ? t.invoke() : t.join();   // or t.compute(), which records nothing
+     * }</pre>
+     *
+     * <p>Taking a task back gives its one run back (see the class description): it counts as
+     * never forked, so it may be invoked, forked or submitted again, once; a thread outside the
+     * pool that joins it meanwhile is told it would wait forever. In the pool's
+     * {@linkplain WorkStealingPool#stats() statistics} the fork counts as completed when it is
+     * taken back, as a join that takes its fork back to run it counts it, so completed still
+     * equals submitted at quiescence: running it with {@code invoke()} then counts nothing
+     * more, forking it again counts one submission and one completion more. Off a pool worker
+     * it returns false (the common pool's shared queue gives nothing back, unlike
+     * {@code ForkJoinPool}'s).
+     *
+     * @return true if the task was taken back; false if it is not at the bottom of the calling
+     *         worker's deque (stolen, running, done and gone, under later forks, never forked
+     *         here) or the caller is no pool worker
+     */
+    public final boolean tryUnfork() {
+        Worker w = Worker.current();
+        if (w == null || !w.tryUnfork(this)) {
+            return false;
+        }
+        // Out of the deque by the owner's own pop, so in this thread's hands alone: the claim
+        // goes back with a plain write, as the hot paths make it (see claimed).
+        claimed = 0;
+        return true;
     }
 
     // ------------------------------------------------------------------ internals

@@ -1,13 +1,16 @@
 package io.github.stealpool;
 
+import io.github.stealpool.internal.Failures;
 import io.github.stealpool.internal.Join;
 import io.github.stealpool.internal.PoolFutureTask;
+import io.github.stealpool.internal.Quiescence;
 import io.github.stealpool.internal.RangeLoop;
 import io.github.stealpool.internal.RangeLoops;
 import io.github.stealpool.internal.Scheduler;
 import io.github.stealpool.internal.StealableRange;
 import io.github.stealpool.internal.Worker;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
@@ -74,6 +77,10 @@ import java.util.function.Supplier;
  *       unless they block inside {@link #blocking(BlockingCall)}: then a spare thread runs
  *       tasks in the blocked worker's place, up to {@link Builder#maxSpareThreads}.</li>
  * </ul>
+ *
+ * <p>{@link #common()} is a pool shared by the whole JVM, created on first use, where
+ * {@link Task#fork()}, {@link Task#invoke()} and {@link Task#invokeAll(Task...)} run when they
+ * are called from a thread that is no pool's worker; it cannot be shut down.
  */
 public final class WorkStealingPool extends AbstractExecutorService implements AutoCloseable {
 
@@ -100,13 +107,22 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
 
     private static final AtomicInteger POOL_IDS = new AtomicInteger();
 
+    /** Prefix of the common pool's thread names: {@code stealpool-common-worker-0}, ... */
+    private static final String COMMON_NAME = "stealpool-common";
+
+    /** The common pool once it exists, for callers that must not create it (helpQuiesce). */
+    private static volatile WorkStealingPool commonIfCreated;
+
     private final Scheduler scheduler;
     private final long minBatch;
     private final long maxBatch;
+    /** True for {@link #common()}, which ignores shutdown requests. */
+    private final boolean common;
 
     private WorkStealingPool(Builder b) {
         this.minBatch = b.minBatch;
         this.maxBatch = b.maxBatch;
+        this.common = b.common;
         String name = b.threadNamePrefix != null
                 ? b.threadNamePrefix
                 : "stealpool-" + POOL_IDS.incrementAndGet();
@@ -114,6 +130,7 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
                 b.daemon != null && b.daemon, b.uncaughtExceptionHandler,
                 b.idleStrategy.spinRounds(), b.idleStrategy.yieldRounds(), b.fifo,
                 b.maxSpareThreads, b.spareKeepAlive.toNanos());
+        scheduler.setPool(this); // before start(): Task.getPool() on a worker reads it
         scheduler.start();
     }
 
@@ -221,6 +238,53 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         }
     }
 
+    /**
+     * The common pool, shared by the whole JVM: where {@link Task#fork()}, {@link Task#invoke()},
+     * {@link Task#invokeAll(Task...)} and their quiet forms run when called from a thread that
+     * is no pool's worker, as {@code ForkJoinPool.commonPool()} is for {@code ForkJoinTask}
+     * (and Rayon's global pool for {@code rayon::join}). Any code may also use it directly, for
+     * work that needs no pool of its own.
+     *
+     * <p>It is created on the first call (by this method or by one of those off-pool calls), not
+     * before: a program that never uses it starts no thread for it. It has the defaults of
+     * {@link #builder()} except for its threads, which are daemon threads (it never keeps the
+     * JVM alive) named {@code stealpool-common-worker-0}, {@code -1}, ...; its parallelism is
+     * {@code Runtime.getRuntime().availableProcessors()} at that moment.
+     *
+     * <p>It lives as long as the JVM, as {@code ForkJoinPool.commonPool()} does, so that no user
+     * of it can stop it for the others: {@link #shutdown()} and {@link #close()} have no effect
+     * on it, {@link #shutdownNow()} neither and returns an empty list, {@link #isShutdown()} and
+     * {@link #isTerminated()} answer false, {@link #awaitTermination} waits until the pool is
+     * quiescent (or the timeout passes) and answers false, and {@link #terminationFuture()}
+     * never completes.
+     *
+     * @return the common pool, the same instance on every call
+     */
+    public static WorkStealingPool common() {
+        return CommonPool.POOL;
+    }
+
+    /** The holder idiom: the JVM creates the pool when common() first reads it, exactly once. */
+    private static final class CommonPool {
+        static final WorkStealingPool POOL = createCommon();
+
+        private CommonPool() {
+        }
+
+        private static WorkStealingPool createCommon() {
+            Builder b = builder().daemon(true).threadNamePrefix(COMMON_NAME);
+            b.common = true;
+            WorkStealingPool pool = b.build();
+            commonIfCreated = pool;
+            return pool;
+        }
+    }
+
+    /** The common pool if it was created, else null; never creates it. */
+    static WorkStealingPool commonIfCreated() {
+        return commonIfCreated;
+    }
+
     // ------------------------------------------------------------------ ExecutorService
 
     /**
@@ -247,6 +311,11 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         if (!task.claim()) {
             throw task.alreadyClaimed("submitting");
         }
+        executeClaimed(task);
+    }
+
+    /** Submits a Task whose run the caller has claimed; gives the claim back if rejected. */
+    void executeClaimed(Task<?> task) {
         try {
             scheduler.execute(task);
         } catch (RejectedExecutionException e) {
@@ -375,8 +444,15 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         return tasks;
     }
 
+    /**
+     * Starts an orderly shutdown: tasks already accepted still run, new ones are rejected. No
+     * effect on the {@link #common()} pool.
+     */
     @Override
     public void shutdown() {
+        if (common) {
+            return;
+        }
         scheduler.shutdown();
     }
 
@@ -386,10 +462,14 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * Fork/join pieces (forked or submitted {@link Task}s, the halves of {@link #join}, tasks
      * spawned in a {@link Scope}) are cancelled instead, so whoever waits for them gets a
      * {@link java.util.concurrent.CancellationException}, and forks made after this call are
-     * cancelled at once: running computations end quickly.
+     * cancelled at once: running computations end quickly. No effect on the {@link #common()}
+     * pool, for which it returns an empty list.
      */
     @Override
     public List<Runnable> shutdownNow() {
+        if (common) {
+            return new ArrayList<>();
+        }
         return scheduler.shutdownNow();
     }
 
@@ -410,16 +490,43 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * one also runs the {@link #terminationFuture()} actions). A task of this pool calling it
      * does not wait for its own thread. {@link #close()} waits for the threads too.
      *
+     * <p>The {@link #common()} pool never terminates: as {@code ForkJoinPool.commonPool()}, it
+     * waits instead until the pool is quiescent (no task queued, every worker idle) or the
+     * timeout passes, and returns false. Called by one of the common pool's own tasks, it
+     * runs tasks until then, as {@link Task#helpQuiesce()} does, whatever the timeout.
+     *
      * @param timeout the longest time to wait
      * @param unit    the unit of {@code timeout}
-     * @return true if the pool terminated, false if the timeout passed first
+     * @return true if the pool terminated, false if the timeout passed first (always false for
+     *         the common pool)
      * @throws InterruptedException if interrupted while waiting
      * @throws NullPointerException if {@code unit} is null
      */
     @Override
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
         Objects.requireNonNull(unit, "unit");
+        if (common) {
+            Worker w = scheduler.currentWorker();
+            if (w != null) {
+                w.helpQuiesce();
+            } else {
+                Quiescence.await(scheduler, Math.max(0L, unit.toNanos(timeout)), true);
+            }
+            return false;
+        }
         return scheduler.awaitTermination(timeout, unit);
+    }
+
+    /**
+     * Waits, without a time limit and ignoring interrupts (the status is kept), until this pool
+     * looks quiescent: {@link Task#helpQuiesce()} off the pool, on the common pool.
+     */
+    void awaitQuiescence() {
+        try {
+            Quiescence.await(scheduler, -1L, false);
+        } catch (InterruptedException impossible) {
+            throw new AssertionError(impossible);
+        }
     }
 
     /**
@@ -427,9 +534,13 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * does on JDK 19+ (so try-with-resources works on JDK 17 too). If interrupted while waiting,
      * it calls {@link #shutdownNow()}, keeps waiting, and restores the interrupt status. Called
      * from one of the pool's own workers it only shuts down: waiting there would wait for itself.
+     * No effect on the {@link #common()} pool, as {@code ForkJoinPool.commonPool().close()}.
      */
     @Override
     public void close() {
+        if (common) {
+            return;
+        }
         shutdown();
         if (scheduler.currentWorker() != null) {
             return;
@@ -577,6 +688,65 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
     }
 
     /**
+     * Runs every {@link Task} in {@code tasks} in this pool, possibly in parallel, and returns
+     * {@code tasks} when all are done, as {@code ForkJoinTask.invokeAll(Collection)} does:
+     *
+     * <pre>{@code
+     * List<Fib> fibs = List.of(new Fib(30), new Fib(31), new Fib(32));
+     * long sum = 0;
+     * for (Fib f : pool.invokeAll(fibs)) sum += f.join(); // each one done: join() returns at once
+     * }</pre>
+     *
+     * On a worker of this pool it is {@link Task#invokeAll(Collection)}: it forks all but the
+     * first task, runs the first and joins the others. From any other thread (a worker of
+     * another pool included) it submits them all to this pool and waits for every one, as
+     * {@link Task#join()} waits (a worker of another pool works meanwhile; interrupts are kept
+     * for later, not acted on). If any failed, it throws the first failure in iteration order,
+     * rethrown as {@code join()} would (an unchecked one with its class, a checked one in a
+     * {@link java.util.concurrent.CompletionException}), with the later ones attached to it as
+     * suppressed, once every task is done.
+     *
+     * <p>Why {@code Iterable<?>} and not {@code List<? extends Task<?>>}: an argument that fits
+     * both this method and {@link #invokeAll(Collection)} ({@code null}, {@code List.of()}, a
+     * list of lambdas) would make a call ambiguous that compiles today, and a list of tasks is
+     * no collection of callables: with {@code Iterable<?>}, the {@code Callable} form is the more
+     * specific, so every such call keeps it, and a list of tasks comes here. The element type is
+     * therefore checked when the call runs.
+     *
+     * @param <C>   the type of the collection
+     * @param tasks {@link Task}s none of which was forked, submitted or invoked before, run in
+     *              iteration order where order matters
+     * @return {@code tasks}, every task in it done
+     * @throws NullPointerException       if {@code tasks} or an element is null (before anything
+     *                                    runs)
+     * @throws IllegalArgumentException   if an element is not a {@link Task} (before anything runs)
+     * @throws IllegalStateException      if a task was already forked, submitted or invoked, or
+     *                                    appears twice (before anything runs)
+     * @throws RejectedExecutionException if called from outside the pool after shutdown (the
+     *                                    tasks submitted before it are cancelled and awaited)
+     */
+    public <C extends Iterable<?>> C invokeAll(C tasks) {
+        Objects.requireNonNull(tasks, "tasks");
+        List<Task<?>> list = new ArrayList<>();
+        for (Object t : tasks) {
+            if (!(t instanceof Task)) {
+                throw t == null ? new NullPointerException("tasks[" + list.size() + "] is null")
+                        : new IllegalArgumentException("tasks[" + list.size() + "] is a "
+                        + t.getClass().getName() + ", not a Task: invokeAll(Iterable) runs Tasks; "
+                        + "callables go to invokeAll(Collection<? extends Callable<T>>)");
+            }
+            list.add((Task<?>) t);
+        }
+        Task<?>[] array = list.toArray(new Task<?>[0]);
+        if (scheduler.currentWorker() != null) {
+            Task.invokeAll(array);
+        } else {
+            Task.invokeAllIn(this, array);
+        }
+        return tasks;
+    }
+
+    /**
      * Runs {@code body}, which may {@link Scope#spawn spawn} tasks (which may spawn more), and
      * returns when the body and every task spawned in the scope have finished. On a worker of
      * this pool the body runs in the calling thread, which then works on other tasks until the
@@ -599,7 +769,10 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
             invoke(new Task<Void>() {
                 @Override
                 protected Void compute() {
-                    new Scope(scheduler).run(Worker.current(), body);
+                    Throwable f = new Scope(scheduler).runToFailure(Worker.current(), body);
+                    if (f != null) {
+                        throw Failures.throwAsIs(f); // a checked one: invoke wraps it here, once
+                    }
                     return null;
                 }
             });
@@ -938,6 +1111,8 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         private boolean fifo;
         private int maxSpareThreads = DEFAULT_MAX_SPARE_THREADS;
         private Duration spareKeepAlive = DEFAULT_SPARE_KEEP_ALIVE;
+        /** Set only for {@link WorkStealingPool#common()}: the pool ignores shutdown requests. */
+        private boolean common;
 
         private Builder() {
         }

@@ -82,6 +82,9 @@ class BadInputTest {
         if (type == java.util.Collection.class) {
             return List.of((Callable<Integer>) () -> 1);
         }
+        if (type == Iterable.class && name.equals("tasks")) { // invokeAll(Iterable): Tasks
+            return List.of(valid(Task.class, "task"));
+        }
         if (type == TimeUnit.class) {
             return TimeUnit.SECONDS;
         }
@@ -266,11 +269,21 @@ class BadInputTest {
         withNull.add(() -> 1);
         withNull.add(null);
         for (Method m : publicMethods(WorkStealingPool.class)) {
-            if (!m.getName().startsWith("invoke") || m.getParameterTypes()[0] != java.util.Collection.class) {
+            Class<?> first = m.getParameterCount() == 0 ? null : m.getParameterTypes()[0];
+            if (!m.getName().startsWith("invoke") || (first != java.util.Collection.class && first != Iterable.class)) {
                 continue;
             }
             long before = pool.stats().submittedTasks();
             Object[] args = validArguments(m);
+            if (first == Iterable.class) { // a Task, then null: the Task must not have run
+                Task<?> task = (Task<?>) valid(Task.class, "task");
+                args[0] = java.util.Arrays.asList(task, null);
+                Throwable t = call(pool, m, args);
+                assertTrue(t instanceof NullPointerException && "tasks[1] is null".equals(t.getMessage()), m + " threw " + t);
+                assertFalse(task.isDone(), m + " ran a task before finding the null");
+                assertUnchanged(before, m.toString());
+                continue;
+            }
             args[0] = withNull;
             Throwable t = call(pool, m, args);
             assertTrue(t instanceof NullPointerException, m + " threw " + t);
@@ -315,13 +328,22 @@ class BadInputTest {
         assertTrue(t instanceof NullPointerException && "tasks".equals(t.getMessage()), String.valueOf(t));
         t = call(null, Task.class.getMethod("invokeAll", java.util.Collection.class), new Object[] {null});
         assertTrue(t instanceof NullPointerException && "tasks".equals(t.getMessage()), String.valueOf(t));
+        t = call(null, Task.class.getMethod("adapt", Callable.class), new Object[] {null});
+        assertTrue(t instanceof NullPointerException && "callable".equals(t.getMessage()), String.valueOf(t));
+        t = call(null, Task.class.getMethod("adapt", Runnable.class), new Object[] {null});
+        assertTrue(t instanceof NullPointerException && "runnable".equals(t.getMessage()), String.valueOf(t));
+        t = call(null, Task.class.getMethod("adapt", Runnable.class, Object.class), new Object[] {null, 1});
+        assertTrue(t instanceof NullPointerException && "runnable".equals(t.getMessage()), String.valueOf(t));
         assertFalse(task.isDone(), "a rejected call left the task alone");
 
         long before = pool.stats().submittedTasks();
         pool.scope(s -> {
             NullPointerException e = org.junit.jupiter.api.Assertions.assertThrows(
-                    NullPointerException.class, () -> s.spawn(null));
+                    NullPointerException.class, () -> s.spawn((Runnable) null));
             assertEquals("task", e.getMessage());
+            NullPointerException v = org.junit.jupiter.api.Assertions.assertThrows(
+                    NullPointerException.class, () -> s.spawn((Callable<Integer>) null));
+            assertEquals("task", v.getMessage());
         });
         assertEquals(before + 1, pool.stats().submittedTasks(), "only the scope's own task");
     }

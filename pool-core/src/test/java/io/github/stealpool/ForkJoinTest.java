@@ -200,11 +200,16 @@ class ForkJoinTest {
         assertEquals(fibSequential(15), f.join());
     }
 
+    /** Off any pool they run in the common pool (CommonPoolTest says where), as ForkJoinTask's do. */
     @Test
-    void forkAndInvokeNeedAWorker() {
-        assertThrows(IllegalStateException.class, () -> new Fib(3).fork());
-        assertThrows(IllegalStateException.class, () -> new Fib(3).invoke());
-        assertThrows(IllegalStateException.class, () -> Task.invokeAll(new Fib(3), new Fib(4)));
+    void forkInvokeAndInvokeAllOffThePoolRunInTheCommonPool() {
+        assertEquals(fibSequential(15), new Fib(15).fork().join());
+        assertEquals(fibSequential(16), new Fib(16).invoke());
+        Fib a = new Fib(17);
+        Fib b = new Fib(18);
+        Task.invokeAll(a, b);
+        assertEquals(fibSequential(17), a.join());
+        assertEquals(fibSequential(18), b.join());
     }
 
     @Test
@@ -219,7 +224,9 @@ class ForkJoinTest {
         assertEquals("body", assertThrows(NullPointerException.class, () -> p.scope(null)).getMessage());
         assertThrows(NullPointerException.class, () -> Task.invokeAll((Task<?>[]) null));
         assertEquals("failure", assertThrows(NullPointerException.class, () -> new Fib(1).completeExceptionally(null)).getMessage());
-        p.scope(scope -> assertEquals("task", assertThrows(NullPointerException.class, () -> scope.spawn(null)).getMessage()));
+        p.scope(scope -> assertEquals("task", assertThrows(NullPointerException.class, () -> scope.spawn((Runnable) null)).getMessage()));
+        p.scope(scope -> assertEquals("task", assertThrows(NullPointerException.class,
+                () -> scope.spawn((java.util.concurrent.Callable<Integer>) null)).getMessage()));
     }
 
     // ------------------------------------------------------------------ failures

@@ -125,6 +125,22 @@ public final class Failures {
         return copy;
     }
 
+    /**
+     * Throws {@code t} as it is, checked or not, from a method that declares no checked
+     * exception: for a task's {@code compute}, whose throwable {@code Task.run} records as the
+     * task's failure as it is, so that {@code get()} gives a checked one as the cause of its
+     * ExecutionException and {@code join()} wraps it once, in the joining thread. Declared to
+     * return so callers can write {@code throw Failures.throwAsIs(t)}.
+     */
+    public static RuntimeException throwAsIs(Throwable t) {
+        throw Failures.<RuntimeException>asUnchecked(t);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> E asUnchecked(Throwable t) throws E {
+        throw (E) t; // erased to Throwable: nothing checks the cast, and javac takes E for unchecked
+    }
+
     /** Attaches {@code second} to {@code first} as suppressed, unless they are the same. */
     public static Throwable combine(Throwable first, Throwable second) {
         if (first == null) {

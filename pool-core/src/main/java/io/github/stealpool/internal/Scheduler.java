@@ -1037,4 +1037,41 @@ public final class Scheduler {
     public String name() {
         return name;
     }
+
+    // ------------------------------------------------------------------ the pool, quiescence
+
+    /**
+     * The public pool this scheduler runs, for {@code Task.getPool()}; null for a scheduler
+     * built without one (tests). Written once, before {@link #start()}: {@code Thread.start}
+     * publishes it to the worker threads, the only ones that read it.
+     */
+    private io.github.stealpool.WorkStealingPool pool;
+
+    /** Sets {@link #pool()}; called once, before {@link #start()}. */
+    public void setPool(io.github.stealpool.WorkStealingPool pool) {
+        this.pool = pool;
+    }
+
+    /** The pool this scheduler runs, or null: see {@link #setPool}. */
+    public io.github.stealpool.WorkStealingPool pool() {
+        return pool;
+    }
+
+    /**
+     * Whether the pool looks quiescent: every worker but {@code except} (the caller, or null)
+     * parked in {@link Sleep} or gone, and no task queued anywhere, as
+     * {@code ForkJoinPool.isQuiescent()} answers it. Sound when nothing outside the pool submits
+     * or completes tasks meanwhile: the sleeper count is read first (one volatile read of
+     * Sleep's word, which every sleeper's count and every wake-up changes), and a worker counted
+     * there holds no task, its pushes made before it counted itself visible to the reads of the
+     * queues that follow. Between the two reads nobody can take a task out of a queue: the
+     * workers that could are asleep, and only a post or a latch set by an awake thread wakes
+     * one, the caller being the only awake one. A worker parked in a join counts as parked:
+     * what it waits for is queued, run by an awake worker, or done by a thread outside the pool.
+     */
+    boolean isQuiescent(Worker except) {
+        int sleeping = sleep.sleepingWorkers(); // first: see above
+        int awake = liveWorkers - sleeping - (except != null ? 1 : 0);
+        return awake <= 0 && !hasQueuedWork();
+    }
 }

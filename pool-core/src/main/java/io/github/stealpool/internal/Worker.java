@@ -561,6 +561,49 @@ public final class Worker implements Runnable {
         }
     }
 
+    /**
+     * Called on this worker's thread by the task it runs ({@code Task.helpQuiesce()}): runs
+     * tasks as {@link #awaitLatch} does (the running task's own forks first, then the injection
+     * queue, then stolen ones; past {@link #MAX_HELP_DEPTH} only its own forks) until the pool
+     * looks quiescent ({@link Scheduler#isQuiescent}). With nothing to run it pauses
+     * ({@link Quiescence#pause}) instead of sleeping in {@link Sleep}, since quiescence wakes
+     * nobody. Returns as soon as the pool is stopping: what is queued then will not run. The
+     * task's interrupt status is kept, not acted on.
+     */
+    public void helpQuiesce() {
+        final Scheduler s = scheduler;
+        boolean interrupted = false;
+        helpDepth++;
+        try {
+            boolean mayScan = helpDepth <= MAX_HELP_DEPTH;
+            for (int idle = 0; !s.isStopping(); ) {
+                Runnable t;
+                if (deque.bottomIndex() > taskFloor) {
+                    t = deque.pop();
+                } else {
+                    t = mayScan ? takeOwn() : null;
+                }
+                if (t == null && mayScan) {
+                    t = scan();
+                }
+                if (t != null) {
+                    runNested(t);
+                    stats.incCompleted();
+                    idle = 0;
+                } else if (s.isQuiescent(this)) {
+                    return;
+                } else {
+                    interrupted |= Quiescence.pause(idle++);
+                }
+            }
+        } finally {
+            helpDepth--;
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     @Override
     public String toString() {
         return "Worker[" + index + ", queued=" + deque.size() + "]";

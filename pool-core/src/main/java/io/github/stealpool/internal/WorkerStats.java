@@ -150,7 +150,10 @@ abstract class WorkerStatsPad0 {
 }
 
 abstract class WorkerStatsCounters extends WorkerStatsPad0 {
-    /** Tasks this worker ran to the end (normally or not), plus forks it took back and ran. */
+    /**
+     * Tasks this worker ran to the end (normally or not), plus forks it took back: to run them
+     * (a join), or for its task to run ({@code Task.tryUnfork}).
+     */
     long completed;
     /** Tasks this worker pushed on its own deque: execute/submit from a task, fork, join. */
     long submitted;

@@ -1,0 +1,159 @@
+package io.github.stealpool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@link Task#helpQuiesce()}: the ForkJoinTask pattern that forks many tasks, joins none, and
+ * waits for all of them at the end. Each forked leaf takes a millisecond, so a helpQuiesce that
+ * returned early would find leaves not yet run.
+ */
+class HelpQuiesceTest {
+
+    private static final long HANG = 60; // seconds: a hang detector, not a speed claim
+
+    private WorkStealingPool pool;
+
+    private WorkStealingPool pool(int parallelism) {
+        pool = WorkStealingPool.builder().parallelism(parallelism).build();
+        return pool;
+    }
+
+    @AfterEach
+    void tearDown() throws InterruptedException {
+        if (pool != null) {
+            pool.shutdownNow();
+            assertTrue(pool.awaitTermination(HANG, TimeUnit.SECONDS));
+        }
+    }
+
+    /** Forks {@code fanOut} children per level down to {@code depth}; leaves sleep 1 ms. Never joins. */
+    private static final class Spread extends Task<Void> {
+        final int depth;
+        final int fanOut;
+        final LongAdder leaves;
+        final List<Task<?>> all;
+
+        Spread(int depth, int fanOut, LongAdder leaves, List<Task<?>> all) {
+            this.depth = depth;
+            this.fanOut = fanOut;
+            this.leaves = leaves;
+            this.all = all;
+        }
+
+        @Override
+        protected Void compute() {
+            if (depth == 0) {
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                leaves.increment();
+                return null;
+            }
+            for (int i = 0; i < fanOut; i++) {
+                Spread child = new Spread(depth - 1, fanOut, leaves, all);
+                synchronized (all) {
+                    all.add(child);
+                }
+                child.fork();
+            }
+            return null;
+        }
+    }
+
+    @ParameterizedTest(name = "parallelism={0}")
+    @ValueSource(ints = {1, 2, 3})
+    void helpQuiesceReturnsOnlyAfterEveryForkedTaskRan(int parallelism) {
+        WorkStealingPool p = pool(parallelism);
+        for (int round = 0; round < 5; round++) {
+            LongAdder leaves = new LongAdder();
+            List<Task<?>> all = new ArrayList<>();
+            long seen = p.invoke(Task.adapt(() -> {
+                new Spread(3, 4, leaves, all).compute(); // 4 + 16 + 64 tasks, none joined
+                Task.helpQuiesce();
+                return leaves.sum();
+            }));
+            assertEquals(64, seen, "helpQuiesce returned with leaves not yet run");
+            synchronized (all) {
+                assertEquals(84, all.size());
+                for (Task<?> t : all) {
+                    assertTrue(t.isDone(), "not done after helpQuiesce: " + t);
+                }
+            }
+        }
+    }
+
+    @Test
+    void helpQuiesceWaitsForATaskRunningOnAnotherWorker() throws Exception {
+        WorkStealingPool p = pool(2);
+        CountDownLatch blockerRuns = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        p.execute(() -> {
+            blockerRuns.countDown();
+            try {
+                release.await(HANG, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertTrue(blockerRuns.await(HANG, TimeUnit.SECONDS));
+        AtomicBoolean released = new AtomicBoolean();
+        Task<Boolean> quiescer = p.submit(Task.adapt(() -> {
+            Task.helpQuiesce();
+            return released.get();
+        }));
+        // Not a speed claim: a correct helpQuiesce never returns while the blocker runs.
+        assertFalse(quiescer.isDone());
+        Thread.sleep(200);
+        assertFalse(quiescer.isDone(), "helpQuiesce returned while another worker ran a task");
+        released.set(true);
+        release.countDown();
+        assertTrue(quiescer.get(HANG, TimeUnit.SECONDS), "returned before the blocker was released");
+    }
+
+    @Test
+    void offThePoolHelpQuiesceWaitsForTheCommonPool() {
+        LongAdder ran = new LongAdder();
+        List<Task<?>> forked = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            forked.add(Task.adapt(() -> {
+                Thread.sleep(2);
+                ran.increment();
+                return null;
+            }).fork()); // off the pool: into the common pool
+        }
+        Task.helpQuiesce();
+        assertEquals(50, ran.sum(), "returned before the common pool was quiescent");
+        for (Task<?> t : forked) {
+            assertTrue(t.isDone(), t.toString());
+        }
+    }
+
+    @Test
+    void helpQuiesceKeepsTheInterruptStatus() {
+        WorkStealingPool p = pool(1);
+        boolean stillInterrupted = p.invoke(Task.adapt(() -> {
+            LongAdder leaves = new LongAdder();
+            new Spread(2, 4, leaves, new ArrayList<>()).compute();
+            Thread.currentThread().interrupt();
+            Task.helpQuiesce();
+            assertEquals(16, leaves.sum());
+            return Thread.interrupted();
+        }));
+        assertTrue(stillInterrupted);
+    }
+}
