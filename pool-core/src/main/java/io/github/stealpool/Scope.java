@@ -100,8 +100,10 @@ public final class Scope {
      * any task, and once the scope has returned the handle is done. It is already claimed by
      * the scope: forking, invoking or submitting it throws {@link IllegalStateException}.
      * Cancelling it (or completing it by hand) before it starts means {@code task} never runs,
-     * which the scope does not count as a failure; once it has started, its outcome is the
-     * function's, as for any task.
+     * which the scope does not count as a failure. Once it has started the function runs to its
+     * end and the scope reports what it throws; the handle reports the function's outcome too,
+     * unless it was cancelled or completed by hand first (the first completion wins, as for
+     * any task).
      *
      * @param <T>  the result type
      * @param task the work; it may spawn more tasks into this scope, and may throw checked

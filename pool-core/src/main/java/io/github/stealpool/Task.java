@@ -407,9 +407,9 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
             try {
                 pool.executeClaimed(tasks[i]);
             } catch (java.util.concurrent.RejectedExecutionException e) {
-                // The pool shut down meanwhile. Nothing may run on after the caller has moved
-                // on: the ones not submitted are free again, the submitted ones are cancelled
-                // (unless they already started) and awaited.
+                // The pool shut down meanwhile: the ones not submitted are free again, the
+                // submitted ones are cancelled. One that already started runs to its end in
+                // the pool, its outcome dropped (cancel does not interrupt, as for any Task).
                 for (int j = i; j < n; j++) {
                     tasks[j].unclaim();
                 }

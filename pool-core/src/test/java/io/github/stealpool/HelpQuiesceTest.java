@@ -126,6 +126,121 @@ class HelpQuiesceTest {
     }
 
     @Test
+    void twoWorkersCallingHelpQuiesceAtOnceBothReturn() throws Exception {
+        // Found in review: each waiter counted the other as busy, forever.
+        WorkStealingPool p = pool(2);
+        CountDownLatch both = new CountDownLatch(2);
+        List<java.util.concurrent.Future<String>> done = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            String name = "t" + i;
+            done.add(p.submit(() -> {
+                both.countDown();
+                assertTrue(both.await(HANG, TimeUnit.SECONDS));
+                Task.helpQuiesce();
+                return name;
+            }));
+        }
+        assertEquals("t0", done.get(0).get(HANG, TimeUnit.SECONDS));
+        assertEquals("t1", done.get(1).get(HANG, TimeUnit.SECONDS));
+    }
+
+    /** Each level forks a leaf and the next level and joins both; the deepest calls helpQuiesce. */
+    private static final class Nest extends Task<Void> {
+        final int level;
+        final int deepest;
+        final LongAdder leaves;
+
+        Nest(int level, int deepest, LongAdder leaves) {
+            this.level = level;
+            this.deepest = deepest;
+            this.leaves = leaves;
+        }
+
+        @Override
+        protected Void compute() {
+            if (level == deepest) {
+                Task.helpQuiesce();
+                return null;
+            }
+            Task<Void> leaf = Task.adapt(leaves::increment);
+            leaf.fork();
+            Nest next = new Nest(level + 1, deepest, leaves);
+            next.fork();
+            leaf.join();
+            next.join();
+            return null;
+        }
+    }
+
+    @Test
+    void pastTheHelpDepthBoundAOneWorkerPoolStillQuiesces() throws Exception {
+        // Found in review: past the bound helpQuiesce ran only the running task's own forks, and
+        // with one worker nobody else ran the older ones.
+        LongAdder leaves = new LongAdder();
+        pool(1).submit(new Nest(0, 40, leaves)).get(HANG, TimeUnit.SECONDS);
+        assertEquals(40, leaves.sum());
+    }
+
+    /** Forks a sleeping leaf and the next level, then joins the leaf first. */
+    private static final class DeepJoin extends Task<Void> {
+        static final int TARGET = 33; // past the help-depth bound (32) when its joiner waits
+        final int level;
+        final AtomicBoolean targetStarted;
+        final AtomicBoolean quiesced;
+
+        DeepJoin(int level, AtomicBoolean targetStarted, AtomicBoolean quiesced) {
+            this.level = level;
+            this.targetStarted = targetStarted;
+            this.quiesced = quiesced;
+        }
+
+        @Override
+        protected Void compute() {
+            if (level == TARGET + 1) { // hold this worker until the other one runs the target
+                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(HANG);
+                while (!targetStarted.get() && System.nanoTime() < end) {
+                    Thread.onSpinWait();
+                }
+                return null;
+            }
+            int k = level;
+            Task<Void> leaf = Task.adapt(() -> {
+                if (k == TARGET) {
+                    targetStarted.set(true);
+                    Task.helpQuiesce(); // its joiner waits past the depth bound meanwhile
+                    quiesced.set(true);
+                } else {
+                    sleepQuietly(1);
+                }
+            });
+            leaf.fork();
+            DeepJoin next = new DeepJoin(level + 1, targetStarted, quiesced);
+            next.fork();
+            leaf.join();
+            next.join();
+            return null;
+        }
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
+    void aJoinerParkedPastTheDepthBoundCountsAsIdle() throws Exception {
+        // Found in review: a worker parked in a join past the bound counted as busy, so a
+        // helpQuiesce inside the very task it waited for never returned.
+        AtomicBoolean targetStarted = new AtomicBoolean();
+        AtomicBoolean quiesced = new AtomicBoolean();
+        pool(2).submit(new DeepJoin(0, targetStarted, quiesced)).get(HANG, TimeUnit.SECONDS);
+        assertTrue(quiesced.get());
+    }
+
+    @Test
     void offThePoolHelpQuiesceWaitsForTheCommonPool() {
         LongAdder ran = new LongAdder();
         List<Task<?>> forked = new ArrayList<>();

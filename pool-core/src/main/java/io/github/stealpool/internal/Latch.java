@@ -3,6 +3,7 @@ package io.github.stealpool.internal;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -49,18 +50,35 @@ public abstract class Latch {
     static final class Waiter {
         final Thread thread;
         final Worker worker; // null for a thread outside any pool
+        /** A worker parked past the help-depth bound, counted idle there; else null. */
+        final Scheduler quietIn;
+        /** Whether it is still counted idle: uncounted once, by the setter or by itself. */
+        private final AtomicBoolean counted;
         Waiter next;
 
         Waiter(Thread thread, Worker worker) {
+            this(thread, worker, null);
+        }
+
+        Waiter(Thread thread, Worker worker, Scheduler quietIn) {
             this.thread = thread;
             this.worker = worker;
+            this.quietIn = quietIn;
+            this.counted = quietIn != null ? new AtomicBoolean(true) : null;
         }
 
         void wake() {
             if (worker != null) {
                 worker.scheduler.sleep.wakeWorker(worker.index);
             }
+            uncount(); // before the setter goes on: its next quiescence check sees it awake
             LockSupport.unpark(thread); // a worker blocked in park (help depth bound) uses this
+        }
+
+        void uncount() {
+            if (counted != null && counted.compareAndSet(true, false)) {
+                quietIn.quietLeave();
+            }
         }
     }
 
@@ -238,24 +256,32 @@ public abstract class Latch {
         return true;
     }
 
-    /** For a worker that may not help any more (help depth bound): parks until set. */
-    final void parkUntilSet(boolean interruptible) throws InterruptedException {
-        Waiter me = new Waiter(Thread.currentThread(), null);
-        if (!addWaiter(me)) {
-            return;
-        }
-        boolean interrupted = false;
-        while (!isSet()) {
-            LockSupport.park(this);
-            if (Thread.interrupted()) {
-                if (interruptible) {
-                    throw new InterruptedException();
-                }
-                interrupted = true;
+    /**
+     * For a worker that may not help any more (help depth bound): parks until set, counted as
+     * idle in {@code scheduler} meanwhile ({@code Scheduler.isQuiescent}).
+     */
+    final void parkUntilSet(boolean interruptible, Scheduler scheduler) throws InterruptedException {
+        Waiter me = new Waiter(Thread.currentThread(), null, scheduler);
+        scheduler.quietEnter(); // before anyone can wake it, so the setter's uncount follows
+        try {
+            if (!addWaiter(me)) {
+                return;
             }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+            boolean interrupted = false;
+            while (!isSet()) {
+                LockSupport.park(this);
+                if (Thread.interrupted()) {
+                    if (interruptible) {
+                        throw new InterruptedException();
+                    }
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        } finally {
+            me.uncount(); // unless the setter did
         }
     }
 

@@ -62,7 +62,7 @@ public final class Quiescence {
         boolean interrupted = false;
         try {
             for (int round = 0; ; round++) {
-                if (scheduler.isQuiescent(null)) {
+                if (scheduler.isQuiescent()) {
                     return true;
                 }
                 if (nanos >= 0 && deadline - System.nanoTime() <= 0L) {

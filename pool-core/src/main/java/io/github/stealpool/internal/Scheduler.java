@@ -8,6 +8,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -1058,20 +1059,52 @@ public final class Scheduler {
     }
 
     /**
-     * Whether the pool looks quiescent: every worker but {@code except} (the caller, or null)
-     * parked in {@link Sleep} or gone, and no task queued anywhere, as
-     * {@code ForkJoinPool.isQuiescent()} answers it. Sound when nothing outside the pool submits
-     * or completes tasks meanwhile: the sleeper count is read first (one volatile read of
-     * Sleep's word, which every sleeper's count and every wake-up changes), and a worker counted
-     * there holds no task, its pushes made before it counted itself visible to the reads of the
-     * queues that follow. Between the two reads nobody can take a task out of a queue: the
-     * workers that could are asleep, and only a post or a latch set by an awake thread wakes
-     * one, the caller being the only awake one. A worker parked in a join counts as parked:
-     * what it waits for is queued, run by an awake worker, or done by a thread outside the pool.
+     * Workers idle outside Sleep, as {@link #isQuiescent} counts them: the low 32 bits count
+     * workers waiting in {@code helpQuiesce} with nothing to run, or parked in a join past the
+     * help-depth bound ({@link Latch#parkUntilSet}); the high 32 bits count their returns to
+     * work ({@link #quietLeave}), so that a second read notices one that came in between.
      */
-    boolean isQuiescent(Worker except) {
-        int sleeping = sleep.sleepingWorkers(); // first: see above
-        int awake = liveWorkers - sleeping - (except != null ? 1 : 0);
-        return awake <= 0 && !hasQueuedWork();
+    private final AtomicLong quietWorkers = new AtomicLong();
+    private static final long QUIET_RETURN = 1L << 32;
+
+    /** A worker becomes idle outside Sleep (see {@link #quietWorkers}). */
+    void quietEnter() {
+        quietWorkers.getAndIncrement();
+    }
+
+    /** A worker counted by {@link #quietEnter} returns to work: before it takes any task. */
+    void quietLeave() {
+        quietWorkers.getAndAdd(QUIET_RETURN - 1);
+    }
+
+    /**
+     * Whether the pool looks quiescent: every live worker idle (asleep in {@link Sleep}, or
+     * counted by {@link #quietEnter}: a {@code helpQuiesce} caller must count itself first)
+     * and no task queued anywhere, as {@code ForkJoinPool.isQuiescent()} answers it. Sound when
+     * nothing outside the pool submits or completes tasks meanwhile:
+     * <ul>
+     *   <li>Sleep's word is read under Sleep's lock, which a worker holds from counting itself
+     *       asleep until it either blocks or backs out (its latch was set meanwhile), and under
+     *       which wakers uncount whom they wake; so no worker about to go back to work is read
+     *       as asleep. A worker counted idle holds no task and its pushes precede its count.</li>
+     *   <li>For a task to be taken out of a queue between the first reads and the look at the
+     *       queues, an idle worker must return to work: a sleeper is woken (Sleep's word
+     *       changes, under the lock) or a quiet worker leaves (the high half of
+     *       {@link #quietWorkers} grows, before it looks for a task). Both are read again after
+     *       the look; any change answers false, and the caller asks again.</li>
+     *   <li>A worker parked in a join, in Sleep or past the depth bound, counts as idle: what
+     *       it waits for is queued, run by an awake worker, or done outside the pool. Whoever
+     *       sets its latch uncounts it before going on (Sleep's {@code wakeWorker}, or the
+     *       latch's waiter), so the setter's own next look sees it awake.</li>
+     * </ul>
+     */
+    boolean isQuiescent() {
+        long quiet = quietWorkers.get();
+        long ctl = sleep.readUnderLock();
+        int idle = Sleep.sleepingIn(ctl) + (int) quiet;
+        if (liveWorkers - idle > 0 || hasQueuedWork()) {
+            return false;
+        }
+        return sleep.readUnderLock() == ctl && quietWorkers.get() == quiet;
     }
 }

@@ -522,6 +522,25 @@ public final class Sleep extends SleepCtl {
         return new long[] {parks, wakeups, nanos};
     }
 
+    /**
+     * The state word read under the lock: no worker is then between counting itself asleep and
+     * backing out, and no waker between popping a sleeper and uncounting it. For
+     * {@code Scheduler.isQuiescent}, off the hot paths.
+     */
+    long readUnderLock() {
+        lock.lock();
+        try {
+            return lvCtl();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The sleepers counted in state word {@code c}. */
+    static int sleepingIn(long c) {
+        return sleeping(c);
+    }
+
     /** Number of workers counted as sleeping right now. */
     public int sleepingWorkers() {
         return sleeping(lvCtl());

@@ -284,7 +284,7 @@ public final class Worker implements Runnable {
                     boolean wasRunning = stats.running(); // not when a retiring worker joins
                     stats.setRunning(false);
                     try {
-                        latch.parkUntilSet(interruptible); // the awaited task runs elsewhere
+                        latch.parkUntilSet(interruptible, s); // the awaited task runs elsewhere
                     } finally {
                         stats.setRunning(wasRunning);
                     }
@@ -563,25 +563,40 @@ public final class Worker implements Runnable {
 
     /**
      * Called on this worker's thread by the task it runs ({@code Task.helpQuiesce()}): runs
-     * tasks as {@link #awaitLatch} does (the running task's own forks first, then the injection
-     * queue, then stolen ones; past {@link #MAX_HELP_DEPTH} only its own forks) until the pool
-     * looks quiescent ({@link Scheduler#isQuiescent}). With nothing to run it pauses
-     * ({@link Quiescence#pause}) instead of sleeping in {@link Sleep}, since quiescence wakes
-     * nobody. Returns as soon as the pool is stopping: what is queued then will not run. The
-     * task's interrupt status is kept, not acted on.
+     * tasks as {@link #awaitLatch} does (the running task's own forks first, then this worker's
+     * older tasks, then the injection queue, then stolen ones) until the pool looks quiescent
+     * ({@link Scheduler#isQuiescent}). Past {@link #MAX_HELP_DEPTH} it still runs this worker's
+     * own tasks, older ones included (a one-worker pool has nobody else to run them), but
+     * steals none. With nothing to run it counts itself idle ({@link Scheduler#quietEnter}, so
+     * that two callers see each other as idle), pauses ({@link Quiescence#pause}) and looks
+     * again, instead of sleeping in {@link Sleep}, since quiescence wakes nobody; it uncounts
+     * itself before it takes a task. Returns as soon as the pool is stopping: what is queued
+     * then will not run. The task's interrupt status is kept, not acted on.
      */
     public void helpQuiesce() {
         final Scheduler s = scheduler;
         boolean interrupted = false;
+        boolean quiet = false;
         helpDepth++;
         try {
             boolean mayScan = helpDepth <= MAX_HELP_DEPTH;
             for (int idle = 0; !s.isStopping(); ) {
+                if (quiet) {
+                    if (!s.hasQueuedWork()) { // a look that takes nothing: stay counted
+                        if (s.isQuiescent()) {
+                            return;
+                        }
+                        interrupted |= Quiescence.pause(idle++);
+                        continue;
+                    }
+                    s.quietLeave(); // before taking a task (isQuiescent's second read)
+                    quiet = false;
+                }
                 Runnable t;
                 if (deque.bottomIndex() > taskFloor) {
                     t = deque.pop();
                 } else {
-                    t = mayScan ? takeOwn() : null;
+                    t = takeOwn();
                 }
                 if (t == null && mayScan) {
                     t = scan();
@@ -590,13 +605,19 @@ public final class Worker implements Runnable {
                     runNested(t);
                     stats.incCompleted();
                     idle = 0;
-                } else if (s.isQuiescent(this)) {
-                    return;
-                } else {
-                    interrupted |= Quiescence.pause(idle++);
+                    continue;
                 }
+                s.quietEnter();
+                quiet = true;
+                if (s.isQuiescent()) {
+                    return;
+                }
+                interrupted |= Quiescence.pause(idle++);
             }
         } finally {
+            if (quiet) {
+                s.quietLeave();
+            }
             helpDepth--;
             if (interrupted) {
                 Thread.currentThread().interrupt();
