@@ -240,6 +240,60 @@ class HelpQuiesceTest {
         assertTrue(quiesced.get());
     }
 
+    /** Each level forks a leaf and the next level and joins both; the deepest runs {@code atBottom}. */
+    private static final class Deep extends Task<Void> {
+        final int level;
+        final Runnable atBottom;
+
+        Deep(int level, Runnable atBottom) {
+            this.level = level;
+            this.atBottom = atBottom;
+        }
+
+        @Override
+        protected Void compute() {
+            if (level == 40) { // past the help-depth bound (32)
+                atBottom.run();
+                return null;
+            }
+            Task<Void> leaf = Task.adapt(() -> { });
+            leaf.fork();
+            Deep next = new Deep(level + 1, atBottom);
+            next.fork();
+            leaf.join();
+            next.join();
+            return null;
+        }
+    }
+
+    @Test
+    void aCallerPastTheDepthBoundStealsWhatOnlyItCanRun() throws Exception {
+        // Found in review: a helpQuiesce past the bound stole nothing, while the other worker,
+        // parked in a join past the bound on the very task that waited, left older tasks in
+        // its deque that only a thief could run.
+        AtomicBoolean xStarted = new AtomicBoolean();
+        AtomicBoolean waiting = new AtomicBoolean();
+        AtomicBoolean quiesced = new AtomicBoolean();
+        Task<Void> x = Task.adapt(() -> {
+            xStarted.set(true);
+            new Deep(0, () -> {
+                waiting.set(true);
+                Task.helpQuiesce();
+                quiesced.set(true);
+            }).compute();
+        });
+        WorkStealingPool p = pool(2);
+        p.submit(Task.adapt(() -> {
+            x.fork();
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(HANG);
+            while (!(xStarted.get() && waiting.get()) && System.nanoTime() < end) {
+                Thread.onSpinWait(); // until the other worker stole x and waits deep inside it
+            }
+            new Deep(0, x::join).compute();
+        })).get(HANG, TimeUnit.SECONDS);
+        assertTrue(quiesced.get());
+    }
+
     @Test
     void offThePoolHelpQuiesceWaitsForTheCommonPool() {
         LongAdder ran = new LongAdder();

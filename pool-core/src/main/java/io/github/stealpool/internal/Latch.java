@@ -3,7 +3,7 @@ package io.github.stealpool.internal;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -52,8 +52,15 @@ public abstract class Latch {
         final Worker worker; // null for a thread outside any pool
         /** A worker parked past the help-depth bound, counted idle there; else null. */
         final Scheduler quietIn;
-        /** Whether it is still counted idle: uncounted once, by the setter or by itself. */
-        private final AtomicBoolean counted;
+        /**
+         * {@link #COUNTED} while counted idle, {@link #LEAVING} while the setter or the waiter
+         * itself uncounts it (once: whoever moves it out of COUNTED), {@link #LEFT} after. The
+         * waiter returns only once it is LEFT, so it never goes back to work still counted idle.
+         */
+        private final AtomicInteger counted;
+        private static final int COUNTED = 0;
+        private static final int LEAVING = 1;
+        private static final int LEFT = 2;
         Waiter next;
 
         Waiter(Thread thread, Worker worker) {
@@ -64,7 +71,7 @@ public abstract class Latch {
             this.thread = thread;
             this.worker = worker;
             this.quietIn = quietIn;
-            this.counted = quietIn != null ? new AtomicBoolean(true) : null;
+            this.counted = quietIn != null ? new AtomicInteger(COUNTED) : null;
         }
 
         void wake() {
@@ -75,9 +82,22 @@ public abstract class Latch {
             LockSupport.unpark(thread); // a worker blocked in park (help depth bound) uses this
         }
 
+        /** Uncounts the waiter, unless someone else does or did (the setter's wake). */
         void uncount() {
-            if (counted != null && counted.compareAndSet(true, false)) {
-                quietIn.quietLeave();
+            if (counted != null && counted.compareAndSet(COUNTED, LEAVING)) {
+                try {
+                    quietIn.quietLeave();
+                } finally {
+                    counted.set(LEFT);
+                }
+            }
+        }
+
+        /** The waiter, before it goes back to work: uncounted, by whichever thread did it. */
+        void uncountAndWait() {
+            uncount();
+            while (counted != null && counted.get() != LEFT) {
+                Thread.onSpinWait(); // the setter is between its two steps
             }
         }
     }
@@ -281,7 +301,7 @@ public abstract class Latch {
                 Thread.currentThread().interrupt();
             }
         } finally {
-            me.uncount(); // unless the setter did
+            me.uncountAndWait(); // unless the setter did; either way done before going on
         }
     }
 

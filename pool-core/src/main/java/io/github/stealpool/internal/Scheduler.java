@@ -1099,6 +1099,11 @@ public final class Scheduler {
      * </ul>
      */
     boolean isQuiescent() {
+        // An unlocked look first, off Sleep's lock while the pool is plainly busy: unlocked
+        // reads can only make it look idler than it is, which the locked reads then check.
+        if (liveWorkers - sleep.sleepingWorkers() - (int) quietWorkers.get() > 0) {
+            return false;
+        }
         long quiet = quietWorkers.get();
         long ctl = sleep.readUnderLock();
         int idle = Sleep.sleepingIn(ctl) + (int) quiet;

@@ -565,9 +565,12 @@ public final class Worker implements Runnable {
      * Called on this worker's thread by the task it runs ({@code Task.helpQuiesce()}): runs
      * tasks as {@link #awaitLatch} does (the running task's own forks first, then this worker's
      * older tasks, then the injection queue, then stolen ones) until the pool looks quiescent
-     * ({@link Scheduler#isQuiescent}). Past {@link #MAX_HELP_DEPTH} it still runs this worker's
-     * own tasks, older ones included (a one-worker pool has nobody else to run them), but
-     * steals none. With nothing to run it counts itself idle ({@link Scheduler#quietEnter}, so
+     * ({@link Scheduler#isQuiescent}). Unlike a join it steals past {@link #MAX_HELP_DEPTH}
+     * too: quiescence may need every queued task, and nobody else may be left to run them (a
+     * one-worker pool; another worker itself waiting past the bound). That cannot pile stolen
+     * tasks without bound: each runs on top of this frame, and its own waits stop stealing
+     * past the bound; only nested helpQuiesce calls add up. With nothing to run it counts
+     * itself idle ({@link Scheduler#quietEnter}, so
      * that two callers see each other as idle), pauses ({@link Quiescence#pause}) and looks
      * again, instead of sleeping in {@link Sleep}, since quiescence wakes nobody; it uncounts
      * itself before it takes a task. Returns as soon as the pool is stopping: what is queued
@@ -579,7 +582,6 @@ public final class Worker implements Runnable {
         boolean quiet = false;
         helpDepth++;
         try {
-            boolean mayScan = helpDepth <= MAX_HELP_DEPTH;
             for (int idle = 0; !s.isStopping(); ) {
                 if (quiet) {
                     if (!s.hasQueuedWork()) { // a look that takes nothing: stay counted
@@ -598,8 +600,8 @@ public final class Worker implements Runnable {
                 } else {
                     t = takeOwn();
                 }
-                if (t == null && mayScan) {
-                    t = scan();
+                if (t == null) {
+                    t = scan(); // at any depth: see above
                 }
                 if (t != null) {
                     runNested(t);
