@@ -144,40 +144,12 @@ class HelpQuiesceTest {
         assertEquals("t1", done.get(1).get(HANG, TimeUnit.SECONDS));
     }
 
-    /** Each level forks a leaf and the next level and joins both; the deepest calls helpQuiesce. */
-    private static final class Nest extends Task<Void> {
-        final int level;
-        final int deepest;
-        final LongAdder leaves;
-
-        Nest(int level, int deepest, LongAdder leaves) {
-            this.level = level;
-            this.deepest = deepest;
-            this.leaves = leaves;
-        }
-
-        @Override
-        protected Void compute() {
-            if (level == deepest) {
-                Task.helpQuiesce();
-                return null;
-            }
-            Task<Void> leaf = Task.adapt(leaves::increment);
-            leaf.fork();
-            Nest next = new Nest(level + 1, deepest, leaves);
-            next.fork();
-            leaf.join();
-            next.join();
-            return null;
-        }
-    }
-
     @Test
     void pastTheHelpDepthBoundAOneWorkerPoolStillQuiesces() throws Exception {
         // Found in review: past the bound helpQuiesce ran only the running task's own forks, and
         // with one worker nobody else ran the older ones.
         LongAdder leaves = new LongAdder();
-        pool(1).submit(new Nest(0, 40, leaves)).get(HANG, TimeUnit.SECONDS);
+        pool(1).submit(new Deep(0, leaves, Task::helpQuiesce)).get(HANG, TimeUnit.SECONDS);
         assertEquals(40, leaves.sum());
     }
 
@@ -240,13 +212,18 @@ class HelpQuiesceTest {
         assertTrue(quiesced.get());
     }
 
-    /** Each level forks a leaf and the next level and joins both; the deepest runs {@code atBottom}. */
+    /**
+     * Each level forks a leaf (counted in {@code leaves}) and the next level and joins both;
+     * the deepest, past the help-depth bound, runs {@code atBottom}.
+     */
     private static final class Deep extends Task<Void> {
         final int level;
+        final LongAdder leaves;
         final Runnable atBottom;
 
-        Deep(int level, Runnable atBottom) {
+        Deep(int level, LongAdder leaves, Runnable atBottom) {
             this.level = level;
+            this.leaves = leaves;
             this.atBottom = atBottom;
         }
 
@@ -256,9 +233,9 @@ class HelpQuiesceTest {
                 atBottom.run();
                 return null;
             }
-            Task<Void> leaf = Task.adapt(() -> { });
+            Task<Void> leaf = Task.adapt(leaves::increment);
             leaf.fork();
-            Deep next = new Deep(level + 1, atBottom);
+            Deep next = new Deep(level + 1, leaves, atBottom);
             next.fork();
             leaf.join();
             next.join();
@@ -276,7 +253,7 @@ class HelpQuiesceTest {
         AtomicBoolean quiesced = new AtomicBoolean();
         Task<Void> x = Task.adapt(() -> {
             xStarted.set(true);
-            new Deep(0, () -> {
+            new Deep(0, new LongAdder(), () -> {
                 waiting.set(true);
                 Task.helpQuiesce();
                 quiesced.set(true);
@@ -289,7 +266,7 @@ class HelpQuiesceTest {
             while (!(xStarted.get() && waiting.get()) && System.nanoTime() < end) {
                 Thread.onSpinWait(); // until the other worker stole x and waits deep inside it
             }
-            new Deep(0, x::join).compute();
+            new Deep(0, new LongAdder(), x::join).compute();
         })).get(HANG, TimeUnit.SECONDS);
         assertTrue(quiesced.get());
     }
