@@ -247,28 +247,40 @@ class HelpQuiesceTest {
     void aCallerPastTheDepthBoundStealsWhatOnlyItCanRun() throws Exception {
         // Found in review: a helpQuiesce past the bound stole nothing, while the other worker,
         // parked in a join past the bound on the very task that waited, left older tasks in
-        // its deque that only a thief could run.
+        // its deque that only a thief could run. The order is forced so that neither worker
+        // can run the other's nesting (which would have it join its own ancestor): worker B
+        // nests first while A holds x, then parks joining x; then A nests inside x.
         AtomicBoolean xStarted = new AtomicBoolean();
-        AtomicBoolean waiting = new AtomicBoolean();
+        AtomicBoolean bParked = new AtomicBoolean();
         AtomicBoolean quiesced = new AtomicBoolean();
+        LongAdder bLeaves = new LongAdder();
         Task<Void> x = Task.adapt(() -> {
             xStarted.set(true);
+            spinUntil(bParked);
             new Deep(0, new LongAdder(), () -> {
-                waiting.set(true);
-                Task.helpQuiesce();
+                Task.helpQuiesce(); // must run B's leaves: nobody else will
                 quiesced.set(true);
             }).compute();
         });
         WorkStealingPool p = pool(2);
         p.submit(Task.adapt(() -> {
             x.fork();
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(HANG);
-            while (!(xStarted.get() && waiting.get()) && System.nanoTime() < end) {
-                Thread.onSpinWait(); // until the other worker stole x and waits deep inside it
-            }
-            new Deep(0, new LongAdder(), x::join).compute();
+            spinUntil(xStarted); // the other worker took x: it is not on this stack
+            new Deep(0, bLeaves, () -> {
+                bParked.set(true); // about to park past the bound, its leaves queued
+                x.join();
+            }).compute();
         })).get(HANG, TimeUnit.SECONDS);
         assertTrue(quiesced.get());
+        assertEquals(40, bLeaves.sum());
+    }
+
+    private static void spinUntil(AtomicBoolean flag) {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(HANG);
+        while (!flag.get() && System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
+        assertTrue(flag.get(), "hang detector");
     }
 
     @Test
