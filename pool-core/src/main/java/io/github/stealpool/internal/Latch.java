@@ -96,8 +96,14 @@ public abstract class Latch {
         /** The waiter, before it goes back to work: uncounted, by whichever thread did it. */
         void uncountAndWait() {
             uncount();
-            while (counted != null && counted.get() != LEFT) {
-                Thread.onSpinWait(); // the setter is between its two steps
+            for (int spins = 0; counted != null && counted.get() != LEFT; spins++) {
+                // The setter is between its two steps, one atomic add apart; if it was
+                // descheduled there, let it run.
+                if (spins < 256) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
             }
         }
     }

@@ -1099,8 +1099,10 @@ public final class Scheduler {
      * </ul>
      */
     boolean isQuiescent() {
-        // An unlocked look first, off Sleep's lock while the pool is plainly busy: unlocked
-        // reads can only make it look idler than it is, which the locked reads then check.
+        // An unlocked look first, off Sleep's lock while the pool is plainly busy. It may err
+        // either way for an instant (a worker moving between the quiet count and Sleep); an
+        // idle answer is checked by the locked reads below, a busy one makes the caller ask
+        // again.
         if (liveWorkers - sleep.sleepingWorkers() - (int) quietWorkers.get() > 0) {
             return false;
         }
