@@ -37,29 +37,6 @@ class ForkJoinTaskMethodsTest {
         assertTrue(pool.awaitTermination(HANG, TimeUnit.SECONDS));
     }
 
-    /** Counts how often compute ran; returns the count, or throws {@code failure} if set. */
-    private static final class Counting extends Task<Integer> {
-        final AtomicInteger runs = new AtomicInteger();
-        final RuntimeException failure;
-
-        Counting() {
-            this(null);
-        }
-
-        Counting(RuntimeException failure) {
-            this.failure = failure;
-        }
-
-        @Override
-        protected Integer compute() {
-            int n = runs.incrementAndGet();
-            if (failure != null) {
-                throw failure;
-            }
-            return n;
-        }
-    }
-
     /** Runs {@code body} as a task of {@code p} and waits for it. */
     private static void onWorker(WorkStealingPool p, Runnable body) {
         p.invoke(Task.adapt(body));
@@ -71,7 +48,7 @@ class ForkJoinTaskMethodsTest {
     void quietlyJoinOfAFailingTaskDoesNotThrowAndGetExceptionHasTheFailure() {
         IllegalStateException boom = new IllegalStateException("boom");
         // From outside, on a submitted task that another thread runs.
-        Counting submitted = new Counting(boom);
+        CountingTask submitted = new CountingTask(boom);
         pool.submit(submitted);
         submitted.quietlyJoin();
         assertTrue(submitted.isDone());
@@ -79,7 +56,7 @@ class ForkJoinTaskMethodsTest {
         assertTrue(submitted.isCompletedAbnormally());
         // On a worker, on its own fork (taken back and run here) and on a stolen one.
         onWorker(pool, () -> {
-            Counting forked = new Counting(boom);
+            CountingTask forked = new CountingTask(boom);
             forked.fork();
             forked.quietlyJoin();
             assertSame(boom, forked.getException());
@@ -117,7 +94,7 @@ class ForkJoinTaskMethodsTest {
 
     @Test
     void quietlyJoinFromOutsideOnATaskNothingWillRunThrowsAsJoinDoes() {
-        Counting never = new Counting();
+        CountingTask never = new CountingTask();
         IllegalStateException e = assertThrows(IllegalStateException.class, never::quietlyJoin);
         assertTrue(e.getMessage().startsWith("quietlyJoin()"), e.getMessage());
         assertEquals(0, never.runs.get());
@@ -127,16 +104,16 @@ class ForkJoinTaskMethodsTest {
     void quietlyInvokeRunsTheTaskOnceAndKeepsItsFailure() {
         IllegalArgumentException boom = new IllegalArgumentException("boom");
         onWorker(pool, () -> {
-            Counting failing = new Counting(boom);
+            CountingTask failing = new CountingTask(boom);
             failing.quietlyInvoke();
             assertSame(boom, failing.getException());
-            Counting fine = new Counting();
+            CountingTask fine = new CountingTask();
             fine.quietlyInvoke();
             assertEquals(1, fine.getRawResult());
             assertThrows(IllegalStateException.class, fine::quietlyInvoke, "a second run");
             assertEquals(1, fine.runs.get());
         });
-        Counting offPool = new Counting(boom); // off the pool: in the common pool
+        CountingTask offPool = new CountingTask(boom); // off the pool: in the common pool
         offPool.quietlyInvoke();
         assertSame(boom, offPool.getException());
         assertEquals(1, offPool.runs.get());
@@ -146,7 +123,7 @@ class ForkJoinTaskMethodsTest {
 
     @Test
     void quietlyCompleteCompletesNormallyWithNullUnlessAlreadyComplete() throws Exception {
-        Counting t = new Counting();
+        CountingTask t = new CountingTask();
         t.quietlyComplete();
         assertTrue(t.isCompletedNormally());
         assertNull(t.join());
@@ -154,11 +131,11 @@ class ForkJoinTaskMethodsTest {
         assertNull(pool.invoke(t), "completed: compute never runs");
         assertEquals(0, t.runs.get());
 
-        Counting done = new Counting();
+        CountingTask done = new CountingTask();
         assertTrue(done.complete(7));
         done.quietlyComplete();
         assertEquals(7, done.join(), "already complete: unchanged");
-        Counting failed = new Counting();
+        CountingTask failed = new CountingTask();
         failed.completeExceptionally(new IOException("x"));
         failed.quietlyComplete();
         assertTrue(failed.isCompletedAbnormally(), "already complete: unchanged");
@@ -166,19 +143,19 @@ class ForkJoinTaskMethodsTest {
 
     @Test
     void getRawResultIsTheResultOnlyIfCompletedNormallyAndNeverThrows() {
-        Counting pending = new Counting();
+        CountingTask pending = new CountingTask();
         assertNull(pending.getRawResult());
-        Counting failed = new Counting(new IllegalStateException("x"));
+        CountingTask failed = new CountingTask(new IllegalStateException("x"));
         failed.quietlyInvoke();
         assertTrue(failed.isCompletedAbnormally());
         assertNull(failed.getRawResult());
-        Counting cancelled = new Counting();
+        CountingTask cancelled = new CountingTask();
         cancelled.cancel(false);
         assertNull(cancelled.getRawResult());
-        Counting checked = new Counting();
+        CountingTask checked = new CountingTask();
         checked.completeExceptionally(new IOException("x"));
         assertNull(checked.getRawResult());
-        Counting ok = new Counting();
+        CountingTask ok = new CountingTask();
         assertEquals(1, pool.invoke(ok));
         assertEquals(1, ok.getRawResult());
     }
@@ -190,7 +167,7 @@ class ForkJoinTaskMethodsTest {
         WorkStealingPool one = WorkStealingPool.builder().parallelism(1).build(); // nobody can steal it
         try {
             Integer r = one.invoke(Task.adapt(() -> {
-                Counting t = new Counting();
+                CountingTask t = new CountingTask();
                 t.fork();
                 assertTrue(t.tryUnfork(), "at the bottom of this worker's deque");
                 assertFalse(t.tryUnfork(), "not in the deque any more");
@@ -216,7 +193,7 @@ class ForkJoinTaskMethodsTest {
         WorkStealingPool one = WorkStealingPool.builder().parallelism(1).build();
         try {
             one.invoke(Task.adapt(() -> {
-                Counting t = new Counting();
+                CountingTask t = new CountingTask();
                 t.fork();
                 assertTrue(t.tryUnfork());
                 assertEquals(1, t.compute(), "compute() runs the code and records nothing");
@@ -225,7 +202,7 @@ class ForkJoinTaskMethodsTest {
                 assertEquals(2, t.join());
                 assertEquals(2, t.runs.get());
 
-                Counting back = new Counting();
+                CountingTask back = new CountingTask();
                 back.fork();
                 assertTrue(back.tryUnfork());
                 // Nothing will run it now: a thread outside the pool is told, not left waiting.
@@ -256,7 +233,7 @@ class ForkJoinTaskMethodsTest {
 
     @Test
     void tryUnforkFailsOffThePoolUnderALaterForkAndOnAStolenTask() throws Exception {
-        Counting offPool = new Counting();
+        CountingTask offPool = new CountingTask();
         assertFalse(offPool.tryUnfork(), "never forked");
         offPool.fork(); // to the common pool
         assertFalse(offPool.tryUnfork(), "off the pool: false");
@@ -264,8 +241,8 @@ class ForkJoinTaskMethodsTest {
         assertEquals(1, offPool.runs.get());
 
         onWorker(pool, () -> {
-            Counting lower = new Counting();
-            Counting upper = new Counting();
+            CountingTask lower = new CountingTask();
+            CountingTask upper = new CountingTask();
             lower.fork();
             upper.fork();
             if (upper.tryUnfork()) { // the other worker may have stolen it (it steals the oldest)
@@ -301,8 +278,8 @@ class ForkJoinTaskMethodsTest {
         WorkStealingPool one = WorkStealingPool.builder().parallelism(1).build();
         try {
             one.invoke(Task.adapt(() -> {
-                Counting lower = new Counting();
-                Counting upper = new Counting();
+                CountingTask lower = new CountingTask();
+                CountingTask upper = new CountingTask();
                 lower.fork();
                 upper.fork();
                 assertFalse(lower.tryUnfork(), "upper was pushed after it");

@@ -14,7 +14,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -35,21 +34,11 @@ class MisuseTest {
         assertTrue(pool.awaitTermination(HANG, TimeUnit.SECONDS));
     }
 
-    /** Counts how often compute ran. */
-    private static final class Counting extends Task<Integer> {
-        final AtomicInteger runs = new AtomicInteger();
-
-        @Override
-        protected Integer compute() {
-            return runs.incrementAndGet();
-        }
-    }
-
     // ------------------------------------------------------------------ never forked
 
     @Test
     void joinOrGetFromOutsideOnATaskNothingWillRunThrowsInsteadOfWaitingForever() {
-        Counting t = new Counting();
+        CountingTask t = new CountingTask();
         IllegalStateException e = assertThrows(IllegalStateException.class, t::join);
         assertTrue(e.getMessage().contains("pool.invoke(task)"), e.getMessage());
         assertTrue(e.getMessage().startsWith("join()"), e.getMessage());
@@ -63,7 +52,7 @@ class MisuseTest {
 
     @Test
     void aTaskCompletedByHandCanBeJoinedFromOutsideWithoutEverBeingForked() throws Exception {
-        Counting t = new Counting();
+        CountingTask t = new CountingTask();
         assertTrue(t.complete(42));
         assertEquals(42, t.join());
         assertEquals(42, t.get());
@@ -72,7 +61,7 @@ class MisuseTest {
 
     @Test
     void aTaskRunByHandCountsAsStarted() throws Exception {
-        Counting t = new Counting();
+        CountingTask t = new CountingTask();
         t.run(); // RunnableFuture.run, on this (outside) thread
         assertEquals(1, t.join());
         assertEquals(1, t.get());
@@ -81,7 +70,7 @@ class MisuseTest {
     @Test
     void aTaskSubmittedAsAPlainRunnableCountsAsSubmitted() throws Exception {
         java.util.concurrent.ExecutorService es = pool;
-        Counting t = new Counting();
+        CountingTask t = new CountingTask();
         java.util.concurrent.Future<?> f = es.submit((Runnable) t);
         assertSame(t, f, "submitted as itself, as ForkJoinPool does");
         assertEquals(1, t.join(), "joined from outside: submitted through ExecutorService.submit");
@@ -89,7 +78,7 @@ class MisuseTest {
         assertThrows(IllegalStateException.class, () -> es.submit(t, "result"));
         assertEquals(1, t.runs.get());
 
-        Counting u = new Counting();
+        CountingTask u = new CountingTask();
         java.util.concurrent.Future<String> withResult = es.submit(u, "result");
         assertEquals("result", withResult.get(HANG, TimeUnit.SECONDS));
         assertTrue(withResult.isDone());
@@ -112,12 +101,12 @@ class MisuseTest {
                 Thread.currentThread().interrupt();
             }
         });
-        Counting viaFuture = new Counting();
+        CountingTask viaFuture = new CountingTask();
         java.util.concurrent.Future<String> f = one.submit(viaFuture, "r");
         assertTrue(f.cancel(false));
         assertTrue(viaFuture.isCancelled());
         assertThrows(CancellationException.class, viaFuture::join);
-        Counting queued = new Counting();
+        CountingTask queued = new CountingTask();
         one.submit((Runnable) queued);
         List<Runnable> returned = one.shutdownNow();
         hold.countDown();
@@ -130,10 +119,10 @@ class MisuseTest {
 
     @Test
     void aSubmittedTaskCanBeJoinedFromOutside() throws Exception {
-        Counting t = new Counting();
+        CountingTask t = new CountingTask();
         assertSame(t, pool.submit(t));
         assertEquals(1, t.join());
-        Counting viaExecute = new Counting();
+        CountingTask viaExecute = new CountingTask();
         pool.execute(viaExecute); // a Task given to execute counts as submitted too
         assertEquals(1, viaExecute.get(HANG, TimeUnit.SECONDS));
         assertEquals(1, viaExecute.get());
@@ -146,7 +135,7 @@ class MisuseTest {
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> pool.invoke(new Task<Void>() {
             @Override
             protected Void compute() {
-                Counting child = new Counting();
+                CountingTask child = new CountingTask();
                 child.fork();
                 try {
                     child.fork();
@@ -162,7 +151,7 @@ class MisuseTest {
 
     @Test
     void submittingOrInvokingATaskTwiceThrowsAndRunsItOnce() throws Exception {
-        Counting t = new Counting();
+        CountingTask t = new CountingTask();
         pool.submit(t);
         assertEquals(1, t.get(HANG, TimeUnit.SECONDS));
         assertThrows(IllegalStateException.class, () -> pool.submit(t));
@@ -188,8 +177,8 @@ class MisuseTest {
 
     @Test
     void invokeAllWithATaskTwiceThrowsBeforeAnythingRuns() {
-        Counting a = new Counting();
-        Counting b = new Counting();
+        CountingTask a = new CountingTask();
+        CountingTask b = new CountingTask();
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> pool.invoke(new Task<Void>() {
             @Override
             protected Void compute() {
@@ -209,7 +198,7 @@ class MisuseTest {
     void aRejectedSubmissionLeavesTheTaskFreeToRunElsewhere() throws Exception {
         WorkStealingPool closed = WorkStealingPool.builder().parallelism(1).build();
         closed.shutdown();
-        Counting t = new Counting();
+        CountingTask t = new CountingTask();
         assertThrows(RejectedExecutionException.class, () -> closed.submit(t));
         assertThrows(IllegalStateException.class, t::join, "rejected: still nothing will run it");
         assertEquals(1, pool.invoke(t));
@@ -348,7 +337,7 @@ class MisuseTest {
                     Thread.currentThread().interrupt();
                 }
             });
-            Counting queued = new Counting();
+            CountingTask queued = new CountingTask();
             one.submit(queued);
             assertTrue(queued.cancel(false));
             CancellationException c = assertThrows(CancellationException.class, queued::join);
