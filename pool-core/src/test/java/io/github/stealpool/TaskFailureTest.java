@@ -6,9 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -108,7 +105,7 @@ class TaskFailureTest {
         Thread.setDefaultUncaughtExceptionHandler(null);
         String text;
         try {
-            text = standardErrorOf(() -> {
+            text = StandardError.of(() -> {
                 try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).threadNamePrefix("printed").build()) {
                     pool.execute(() -> {
                         throw new IllegalStateException("expected in this test: printed");
@@ -126,27 +123,6 @@ class TaskFailureTest {
                 .matcher(text).find(), text);
     }
 
-    /**
-     * Runs {@code body} with {@code System.err} captured, and returns what was printed to it:
-     * what a test checks there is asserted on, not shown in the build's output. The pools in
-     * {@code body} must be closed inside it, so that nothing prints after it returns.
-     */
-    private static String standardErrorOf(ThrowingRunnable body) throws Exception {
-        PrintStream err = System.err;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            body.run();
-        } finally {
-            System.setErr(err);
-        }
-        return captured.toString(StandardCharsets.UTF_8);
-    }
-
-    @FunctionalInterface
-    private interface ThrowingRunnable {
-        void run() throws Exception;
-    }
 
     /** A thread factory's threads keep their own handler, and the builder's overrides it. */
     @Test
@@ -177,7 +153,7 @@ class TaskFailureTest {
     /** The task's failure, with the handler's as suppressed, is logged (slf4j-simple: stderr). */
     @Test
     void aHandlerThatThrowsDoesNotKillTheWorker() throws Exception {
-        String text = standardErrorOf(() -> {
+        String text = StandardError.of(() -> {
             try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).threadNamePrefix("failing-handler")
                     .uncaughtExceptionHandler((t, e) -> {
                         throw new IllegalStateException("expected in this test: the handler fails");

@@ -181,10 +181,25 @@ public final class InjectionQueue {
 
     /** Any thread: appends {@code task}. Never fails. */
     public void offer(Runnable task) {
-        // Fibonacci hashing of the thread id: stable per thread, spread across stripes.
+        stripes[stripeOfCurrentThread()].queue.offer(task);
+    }
+
+    /**
+     * Any thread: appends {@code task}, or, if {@code timer} (may be null) picks it for timing,
+     * its timed wrapper, counted by the sampler of the stripe it goes to. Returns what was
+     * appended. Never fails.
+     */
+    public Runnable offer(Runnable task, TaskTimer timer) {
+        int i = stripeOfCurrentThread();
+        Runnable queued = timer == null ? task : timer.forStripe(task, i);
+        stripes[i].queue.offer(queued);
+        return queued;
+    }
+
+    /** Fibonacci hashing of the thread id: stable per thread, spread across stripes. */
+    private int stripeOfCurrentThread() {
         long id = Thread.currentThread().getId();
-        int i = (int) ((id * 0x9E3779B97F4A7C15L) >>> 40) & mask;
-        stripes[i].queue.offer(task);
+        return (int) ((id * 0x9E3779B97F4A7C15L) >>> 40) & mask;
     }
 
     /**

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import io.github.stealpool.PoolStats;
+import io.github.stealpool.TaskTimingListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,6 +89,12 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * So every accepted task either runs or is returned by {@code shutdownNow}, exactly once, and
  * every rejected one does neither.
+ *
+ * <p><b>Timed tasks.</b> While task timing is on ({@link TaskTimer}), a submission picked for
+ * timing is queued as its wrapper, made before the publication: "the task" above is then the
+ * wrapper, which the late submitter looks for by identity, the sweeps move like any task, and
+ * which runs its task exactly when it runs. Only {@code shutdownNow}'s returned list is
+ * unwrapped, after its sweep, so its caller gets the tasks as submitted.
  *
  * <h2>Blocking calls: spare threads</h2>
  * A worker entering {@code WorkStealingPool.blocking} counts itself in {@code blockedWorkers}
@@ -168,6 +175,13 @@ public final class Scheduler {
     private final Thread.UncaughtExceptionHandler failureHandler; // null: the thread's own
 
     private volatile int runState;
+    /**
+     * Null while no {@link TaskTimingListener} listens (then a submission costs this one
+     * volatile read more); else the listeners and samplers (TaskTimer). Replaced under
+     * {@link #timingLock}.
+     */
+    private volatile TaskTimer taskTimer;
+    private final Object timingLock = new Object();
 
     /** Test seam ({@link ShutdownProbe}); set only before {@link #start()}. */
     ShutdownProbe probe = ShutdownProbe.NONE;
@@ -351,6 +365,27 @@ public final class Scheduler {
 
     // ------------------------------------------------------------------ submit
 
+    /** Starts timing a sample of submitted tasks for {@code listener} (see TaskTimingListener). */
+    public void addTaskTimingListener(TaskTimingListener listener) {
+        synchronized (timingLock) {
+            TaskTimer t = taskTimer;
+            taskTimer = t == null ? new TaskTimer(listener, injection.stripes()) : t.with(listener);
+        }
+    }
+
+    /** Stops telling {@code listener}; true if it was listening. Timing stops with the last one. */
+    public boolean removeTaskTimingListener(TaskTimingListener listener) {
+        synchronized (timingLock) {
+            TaskTimer t = taskTimer;
+            TaskTimer after = t == null ? null : t.without(listener);
+            if (after == t) {
+                return false;
+            }
+            taskTimer = after;
+            return true;
+        }
+    }
+
     /** The calling thread's worker if it is one of this scheduler's, else null. */
     public Worker currentWorker() {
         Thread t = Thread.currentThread();
@@ -375,10 +410,12 @@ public final class Scheduler {
         }
     }
 
-    private void pushLocal(Worker w, Runnable task) {
+    private void pushLocal(Worker w, Runnable submitted) {
         if (runState != RUNNING) {
             throw rejected();
         }
+        TaskTimer timer = taskTimer;
+        Runnable task = timer == null ? submitted : timer.forWorker(submitted, w.submitSampler);
         try {
             w.deque.push(task);
         } catch (IllegalStateException full) {
@@ -424,9 +461,9 @@ public final class Scheduler {
         if (runState != RUNNING) {
             throw rejected();
         }
-        injection.offer(task); // a CAS: sequentially consistent
+        Runnable queued = injection.offer(task, taskTimer); // a CAS: sequentially consistent
         if (runState != RUNNING) {
-            settleLate(task, true);
+            settleLate(queued, true);
         }
         sleep.notifyNewJob();
     }
@@ -578,7 +615,7 @@ public final class Scheduler {
         }
         try {
             LOG.warn("{}: task {} threw and the uncaught-exception handler failed; the worker carries on",
-                    name, task.getClass().getName(), ex);
+                    name, TaskTimer.unwrap(task).getClass().getName(), ex);
         } catch (Throwable ignored) {
             // Logging failed (out of memory?): nothing more we can do without killing the worker.
         }
@@ -889,6 +926,7 @@ public final class Scheduler {
             // Fork/join pieces are waited for inside the pool, not by the caller: cancel them
             // so their waiters finish, and hand back only what was submitted as such.
             abandonAll(takeForkJoinPieces(never));
+            never.replaceAll(TaskTimer::unwrap); // the tasks as submitted, not timed wrappers
             if (liveWorkers == 0 && runState < TERMINATED) {
                 terminate();
             }

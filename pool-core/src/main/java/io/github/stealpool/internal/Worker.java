@@ -68,6 +68,8 @@ public final class Worker implements Runnable {
     final ChaseLevDeque<Runnable> deque = new ChaseLevDeque<>();
     /** This worker's hot-path counters; written by its thread only. */
     final WorkerStats stats = new WorkerStats();
+    /** Picks which of this worker's own submissions are timed, while timing is on (TaskTimer). */
+    final TaskSampler submitSampler = new TaskSampler(System.nanoTime());
 
     /** The thread running this worker; replaced if the thread dies abnormally. */
     volatile Thread thread;

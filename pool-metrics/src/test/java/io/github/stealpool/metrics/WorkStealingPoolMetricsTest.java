@@ -285,6 +285,61 @@ class WorkStealingPoolMetricsTest {
                 && registry.find("executor.idle").timer() == null);
     }
 
+    /**
+     * In-pool timing: tasks submitted to the pool itself, from outside and from a worker, reach
+     * the two timers; submitted 2 ms apart (40 times the sample gap), every one is timed.
+     */
+    @Test
+    void timeTasksTimesTasksSubmittedToThePoolItself() throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).build();
+        assertSame(pool, WorkStealingPoolMetrics.timeTasks(registry, pool, "inpool", "region", "eu"));
+        io.micrometer.core.instrument.Timer run = registry.get("executor").tags("name", "inpool", "region", "eu").timer();
+        io.micrometer.core.instrument.Timer idle = registry.get("executor.idle").tags("name", "inpool", "region", "eu").timer();
+        assertNull(run.getId().getDescription()); // as Micrometer's TimedExecutorService
+        for (int i = 0; i < 5; i++) {
+            pool.execute(() -> { });
+            Thread.sleep(2);
+        }
+        java.util.concurrent.Future<?> parent = pool.submit(() -> {
+            for (int i = 0; i < 3; i++) {
+                pool.execute(() -> { }); // a worker's own submissions
+                Thread.sleep(2);
+            }
+            return null;
+        });
+        parent.get(HANG.toSeconds(), TimeUnit.SECONDS);
+        await().atMost(HANG).until(() -> run.count() == 9 && idle.count() == 9);
+        assertTrue(run.totalTime(TimeUnit.NANOSECONDS) >= TimeUnit.MILLISECONDS.toNanos(6),
+                () -> "the parent slept 6 ms: " + run.totalTime(TimeUnit.NANOSECONDS)); // the parent
+        pool.shutdown();
+        assertTrue(pool.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS));
+        // A terminated pool's timers leave the registry, as its other meters do.
+        await().atMost(HANG).until(() -> registry.find("executor").timer() == null
+                && registry.find("executor.idle").timer() == null);
+    }
+
+    @Test
+    void timeTasksRejectsBadArgumentsByNameAndLeavesATerminatedPoolUntimed() throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).build()) {
+            assertEquals("registry", assertThrows(NullPointerException.class,
+                    () -> WorkStealingPoolMetrics.timeTasks(null, pool, "bad")).getMessage());
+            assertEquals("pool", assertThrows(NullPointerException.class,
+                    () -> WorkStealingPoolMetrics.timeTasks(registry, null, "bad")).getMessage());
+            assertEquals("name", assertThrows(NullPointerException.class,
+                    () -> WorkStealingPoolMetrics.timeTasks(registry, pool, null)).getMessage());
+            assertThrows(IllegalArgumentException.class,
+                    () -> WorkStealingPoolMetrics.timeTasks(registry, pool, "bad", "odd"));
+            assertTrue(registry.getMeters().isEmpty());
+        }
+        WorkStealingPool dead = WorkStealingPool.builder().parallelism(1).build();
+        dead.shutdown();
+        assertTrue(dead.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS));
+        WorkStealingPoolMetrics.timeTasks(registry, dead, "dead");
+        assertTrue(registry.getMeters().isEmpty());
+    }
+
     @Test
     void aTimedExecutorSamplesAboutOneTaskInN() throws Exception {
         MeterRegistry registry = new SimpleMeterRegistry();

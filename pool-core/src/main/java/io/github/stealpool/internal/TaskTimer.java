@@ -1,0 +1,106 @@
+package io.github.stealpool.internal;
+
+import io.github.stealpool.TaskTimingListener;
+import java.util.Arrays;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The pool's task timing while some {@link TaskTimingListener} listens: the listeners, and a
+ * {@link TaskSampler} per injection-queue stripe for outside submitters (each worker has its
+ * own). Immutable but for the samplers: adding or removing a listener makes a new one
+ * ({@link #with}, {@link #without}), which keeps the samplers, and the scheduler publishes it
+ * with a volatile store. A submitter that read the old one times its task for the old
+ * listeners.
+ *
+ * <p>While none listens the scheduler holds null, and submitting costs one volatile read and a
+ * null check more than without this class: no clock, no sampler, no object.
+ */
+public final class TaskTimer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TaskTimer.class);
+
+    private final TaskTimingListener[] listeners;
+    private final TaskSampler[] stripeSamplers;
+
+    /** A timer for {@code listener} alone, with a sampler for each of {@code stripes} stripes. */
+    TaskTimer(TaskTimingListener listener, int stripes) {
+        this.listeners = new TaskTimingListener[] {listener};
+        this.stripeSamplers = new TaskSampler[stripes];
+        long now = System.nanoTime();
+        for (int i = 0; i < stripes; i++) {
+            stripeSamplers[i] = new TaskSampler(now);
+        }
+    }
+
+    private TaskTimer(TaskTimingListener[] listeners, TaskSampler[] stripeSamplers) {
+        this.listeners = listeners;
+        this.stripeSamplers = stripeSamplers;
+    }
+
+    /** This timer with {@code listener} added (a listener added twice hears each task twice). */
+    TaskTimer with(TaskTimingListener listener) {
+        TaskTimingListener[] more = Arrays.copyOf(listeners, listeners.length + 1);
+        more[listeners.length] = listener;
+        return new TaskTimer(more, stripeSamplers);
+    }
+
+    /**
+     * This timer without one registration of {@code listener} (compared by identity), this
+     * timer if it has none, or null if none would be left.
+     */
+    TaskTimer without(TaskTimingListener listener) {
+        for (int i = listeners.length - 1; i >= 0; i--) {
+            if (listeners[i] == listener) {
+                if (listeners.length == 1) {
+                    return null;
+                }
+                TaskTimingListener[] fewer = new TaskTimingListener[listeners.length - 1];
+                System.arraycopy(listeners, 0, fewer, 0, i);
+                System.arraycopy(listeners, i + 1, fewer, i, fewer.length - i);
+                return new TaskTimer(fewer, stripeSamplers);
+            }
+        }
+        return this;
+    }
+
+    /** An outside thread submits {@code task} to stripe {@code stripe}: it, or its timed wrapper. */
+    Runnable forStripe(Runnable task, int stripe) {
+        TaskSampler s = stripeSamplers[stripe];
+        return s.tick() ? picked(task, s) : task;
+    }
+
+    /** A worker submits {@code task}, counted by its own {@code sampler}: it, or its timed wrapper. */
+    Runnable forWorker(Runnable task, TaskSampler sampler) {
+        return sampler.tick() ? picked(task, sampler) : task;
+    }
+
+    private Runnable picked(Runnable task, TaskSampler sampler) {
+        long now = System.nanoTime();
+        sampler.picked(now, ThreadLocalRandom.current().nextInt());
+        // A fork/join piece stays itself: shutdownNow must recognise it (it cancels it rather
+        // than hand it back), and a Task's future is the Task. Like forks, it is never timed.
+        return ForkedJob.isForkJoinPiece(task) ? task : new TimedTask(task, now, this);
+    }
+
+    /** A timed task ran: tells every listener. Never throws (but for an Error). */
+    void record(long queuedNanos, long runNanos) {
+        for (TaskTimingListener l : listeners) {
+            try {
+                l.taskTimed(queuedNanos, runNanos);
+            } catch (RuntimeException e) {
+                try {
+                    LOG.warn("task timing listener {} threw; the task's outcome is unaffected", l, e);
+                } catch (RuntimeException ignored) {
+                    // logging failed: the timing is lost, the task is not
+                }
+            }
+        }
+    }
+
+    /** The task as it was submitted: {@code task} itself unless it is a timed wrapper. */
+    static Runnable unwrap(Runnable task) {
+        return task instanceof TimedTask ? ((TimedTask) task).task : task;
+    }
+}

@@ -1,0 +1,40 @@
+package io.github.stealpool.internal;
+
+/**
+ * A submitted task picked for timing ({@link TaskTimer}): runs it and reports how long it
+ * waited since its submission and how long it ran. Queued in its place; {@code shutdownNow}
+ * hands back the task itself ({@link TaskTimer#unwrap}). What the task throws passes through
+ * unchanged, after the timing is reported, so the pool reports the failure as it would
+ * without timing.
+ */
+final class TimedTask implements Runnable {
+
+    final Runnable task;
+    private final long submittedAt;
+    private final TaskTimer timer;
+
+    TimedTask(Runnable task, long submittedAt, TaskTimer timer) {
+        this.task = task;
+        this.submittedAt = submittedAt;
+        this.timer = timer;
+    }
+
+    @Override
+    public void run() {
+        if (task instanceof PoolFutureTask && ((PoolFutureTask<?>) task).isDone()) {
+            task.run(); // cancelled before it ran: nothing to time (and running it does nothing)
+            return;
+        }
+        long start = System.nanoTime();
+        try {
+            task.run();
+        } finally {
+            timer.record(start - submittedAt, System.nanoTime() - start);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return task.toString();
+    }
+}
