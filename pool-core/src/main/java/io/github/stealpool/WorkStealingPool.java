@@ -1080,11 +1080,11 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * must do. {@code WorkStealingPoolMetrics.timeTasks} records them in Micrometer's
      * {@code executor} and {@code executor.idle} timers.
      *
-     * <p>Timing costs nothing while no listener is registered. With one, a submission counts
-     * down a counter of its submitting thread's (no clock, no shared write), and about one task
-     * in every 50 microseconds of submitting is timed (the README, "Task timings", has the
-     * measured cost). Tasks already submitted when a listener is added or removed are timed for
-     * the listeners there were at their submission.
+     * <p>While no listener is registered a submission costs one volatile read more. With one, a
+     * submission counts down a counter of its submitting thread's (no clock read, no write to a
+     * line other threads use), and about one task per 50 microseconds of submitting is timed;
+     * the README ("Task timings") has the measured cost. Tasks already submitted when a listener
+     * is added or removed are timed for the listeners there were at their submission.
      *
      * @param listener told of every timed task; a listener added twice hears each task twice
      * @throws NullPointerException if {@code listener} is null

@@ -61,6 +61,12 @@ class TaskTimingTest {
         return WorkStealingPool.builder().parallelism(parallelism).threadNamePrefix("timing").build();
     }
 
+    /** Shuts the pool down and waits: every sample it will ever report has been reported. */
+    private static void drain(WorkStealingPool pool) throws InterruptedException {
+        pool.shutdown();
+        assertTrue(pool.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS));
+    }
+
     private static void pause() throws InterruptedException {
         Thread.sleep(SPACING_MILLIS);
     }
@@ -97,7 +103,7 @@ class TaskTimingTest {
             for (Future<?> f : futures) {
                 f.get(HANG.toSeconds(), TimeUnit.SECONDS);
             }
-            samples.awaitCount(20); // told after the run, so maybe after get() returned
+            drain(pool); // told after the run, so maybe after get() returned
             assertEquals(20, samples.count());
             for (long[] s : samples.heard) {
                 assertTrue(s[0] >= 0, "queued " + s[0]);
@@ -140,7 +146,7 @@ class TaskTimingTest {
                 return null;
             });
             parent.get(HANG.toSeconds(), TimeUnit.SECONDS);
-            samples.awaitCount(6);
+            drain(pool);
             assertEquals(5, ran.sum());
             assertEquals(6, samples.count());
         }
@@ -159,7 +165,7 @@ class TaskTimingTest {
             // One worker runs everything in turn: when the plain task's sample arrives, any the
             // Tasks could have caused came first.
             pool.execute(() -> { });
-            samples.awaitCount(1);
+            drain(pool);
             assertEquals(1, samples.count());
         }
     }
@@ -175,7 +181,7 @@ class TaskTimingTest {
             pool.execute(() -> { }); // runs after the cancelled one, on the only worker
             assertTrue(cancelled.cancel(false));
             release.countDown();
-            samples.awaitCount(1);
+            drain(pool);
             assertEquals(1, samples.count());
         }
     }
@@ -208,7 +214,7 @@ class TaskTimingTest {
     void aListenerThatThrowsHidesNeitherTheTasksOutcomeNorTheOtherListeners() throws Exception {
         String text = StandardError.of(this::aListenerThrows);
         assertTrue(text.contains("WARN io.github.stealpool.internal.TaskTimer - task timing listener "), text);
-        assertTrue(text.contains("threw; the task's outcome is unaffected"), text);
+        assertTrue(text.contains("the task's outcome is unaffected"), text);
         assertTrue(text.contains("java.lang.IllegalStateException: expected in this test: the listener fails"), text);
     }
 
@@ -248,10 +254,11 @@ class TaskTimingTest {
                 pool.execute(() -> { });
                 pause();
             }
-            kept.awaitCount(3);
-            assertEquals(0, removed.count()); // it would have been told first, in the same loop
             assertTrue(pool.removeTaskTimingListener(kept));
             assertFalse(pool.removeTaskTimingListener(kept));
+            drain(pool);
+            assertEquals(3, kept.count());
+            assertEquals(0, removed.count());
         }
     }
 
@@ -263,6 +270,84 @@ class TaskTimingTest {
             NullPointerException remove = assertThrows(NullPointerException.class,
                     () -> pool.removeTaskTimingListener(null));
             assertEquals("listener", remove.getMessage());
+        }
+    }
+
+    /** The listener's Error is logged and dropped: the failure handler and the count see the task's failure only. */
+    @Test
+    void aListenersErrorIsNeitherReportedNorCountedAsTheTasksFailure() throws Exception {
+        String text = StandardError.of(() -> {
+            List<Throwable> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
+            WorkStealingPool pool = WorkStealingPool.builder().parallelism(1)
+                    .uncaughtExceptionHandler((t, e) -> reported.add(e)).build();
+            pool.addTaskTimingListener((q, r) -> {
+                throw new AssertionError("expected in this test: the listener's own error");
+            });
+            Future<Integer> ok = pool.submit(() -> 42);
+            pause();
+            RuntimeException boom = new RuntimeException("expected in this test: the task's failure");
+            pool.execute(() -> {
+                throw boom;
+            });
+            assertEquals(42, ok.get(HANG.toSeconds(), TimeUnit.SECONDS));
+            drain(pool);
+            assertEquals(List.of(boom), reported);
+            assertEquals(1, pool.stats().failedTasks());
+        });
+        // Two failures, one warning: the second came within the minute.
+        assertEquals(1, text.split("WARN io.github.stealpool.internal.TaskTimer", -1).length - 1, text);
+        assertTrue(text.contains("java.lang.AssertionError: expected in this test: the listener's own error"), text);
+    }
+
+    /**
+     * After a fast burst the count is long; the pool going idle cuts it short, so tasks
+     * submitted slowly after a quiet spell are all timed again, the first one included.
+     */
+    @Test
+    void tasksSubmittedSlowlyAfterABurstAndAQuietSpellAreAllTimed() throws Exception {
+        WorkStealingPool pool = pool(1);
+        Samples samples = new Samples();
+        pool.addTaskTimingListener(samples);
+        for (int i = 0; i < 200_000; i++) {
+            pool.execute(() -> { });
+        }
+        CountDownLatch drained = new CountDownLatch(1);
+        pool.execute(drained::countDown);
+        assertTrue(drained.await(HANG.toSeconds(), TimeUnit.SECONDS));
+        await().atMost(HANG).until(() -> pool.stats().parkedWorkers() == 1); // idle
+        int before = samples.count();
+        for (int i = 0; i < 20; i++) {
+            pool.execute(() -> { });
+            pause();
+        }
+        drain(pool);
+        assertEquals(20, samples.count() - before);
+    }
+
+    /** A worker's get() on a task it just submitted runs it, timed or not, even if interrupted. */
+    @Test
+    void getOnAWorkerRunsItsOwnSubmissionWithTimingOnAsOff() throws Exception {
+        for (boolean timing : new boolean[] {false, true}) {
+            try (WorkStealingPool pool = pool(1)) {
+                Samples samples = new Samples();
+                if (timing) {
+                    pool.addTaskTimingListener(samples);
+                }
+                Future<Object> outer = pool.submit(() -> {
+                    Future<Integer> inner = pool.submit(() -> 7); // the worker's first: timed
+                    Thread.currentThread().interrupt();
+                    try {
+                        return inner.get();
+                    } catch (InterruptedException e) {
+                        return "InterruptedException";
+                    } finally {
+                        Thread.interrupted();
+                    }
+                });
+                assertEquals(7, outer.get(HANG.toSeconds(), TimeUnit.SECONDS), "timing " + timing);
+                drain(pool);
+                assertEquals(timing ? 2 : 0, samples.count());
+            }
         }
     }
 
@@ -298,7 +383,23 @@ class TaskTimingTest {
                 t.start();
                 threads.add(t);
             }
+            // A worker submitting too (its own sampler, its own deque), until refused.
+            CountDownLatch workerStarted = new CountDownLatch(1);
+            pool.execute(() -> {
+                workerStarted.countDown();
+                try {
+                    for (;;) {
+                        Runnable[] self = new Runnable[1];
+                        self[0] = () -> assertTrue(ran.add(self[0]), "ran twice");
+                        pool.execute(self[0]);
+                        accepted.add(self[0]);
+                    }
+                } catch (RejectedExecutionException expected) {
+                    // the pool stopped
+                }
+            });
             started.await();
+            workerStarted.await();
             Thread.sleep(round % 5); // stop at varied moments
             List<Runnable> returned = pool.shutdownNow();
             for (Thread t : threads) {

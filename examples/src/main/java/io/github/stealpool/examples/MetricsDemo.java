@@ -27,8 +27,8 @@ import java.util.concurrent.TimeUnit;
  * into Grafana to watch it.
  *
  * <p>The workload alternates fork/join recursion (tasks pushed on the workers' own deques and
- * stolen), bursts of small tasks from outside the pool (the injection queue; submitted through
- * {@code WorkStealingPoolMetrics.timed}, so a sample of them feeds the task timers), and pauses
+ * stolen), bursts of small tasks from outside the pool (the injection queue; with
+ * {@code WorkStealingPoolMetrics.timeTasks} on, a sample of them feeds the task timers), and pauses
  * (the workers park, and the idle counter grows).
  */
 public final class MetricsDemo implements AutoCloseable {
@@ -37,15 +37,11 @@ public final class MetricsDemo implements AutoCloseable {
     static final int DEFAULT_PORT = 9464;
 
     private final WorkStealingPool pool;
-    /** The pool behind task timers: what is submitted here is sampled into executor_seconds. */
-    private final java.util.concurrent.ExecutorService timed;
     private final PrometheusMeterRegistry registry;
     private final MetricsServer server;
 
-    private MetricsDemo(WorkStealingPool pool, java.util.concurrent.ExecutorService timed,
-                        PrometheusMeterRegistry registry, MetricsServer server) {
+    private MetricsDemo(WorkStealingPool pool, PrometheusMeterRegistry registry, MetricsServer server) {
         this.pool = pool;
-        this.timed = timed;
         this.registry = registry;
         this.server = server;
     }
@@ -63,12 +59,12 @@ public final class MetricsDemo implements AutoCloseable {
                 .parallelism(parallelism).threadNamePrefix("demo").build();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         WorkStealingPoolMetrics.monitor(registry, pool, "demo");
-        java.util.concurrent.ExecutorService timed = WorkStealingPoolMetrics.timed(registry, pool, "demo");
+        WorkStealingPoolMetrics.timeTasks(registry, pool, "demo"); // executor and executor.idle, sampled
         // The JVM's threads and the CPU beside the pool, so parked time can be read against them.
         new io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics().bindTo(registry);
         new io.micrometer.core.instrument.binder.system.ProcessorMetrics().bindTo(registry);
         try {
-            return new MetricsDemo(pool, timed, registry, MetricsServer.start(registry, new InetSocketAddress(host, port)));
+            return new MetricsDemo(pool, registry, MetricsServer.start(registry, new InetSocketAddress(host, port)));
         } catch (IOException | RuntimeException e) {
             pool.shutdownNow();
             throw e;
@@ -105,13 +101,13 @@ public final class MetricsDemo implements AutoCloseable {
     }
 
     /**
-     * {@code tasks} small tasks submitted from this (outside) thread through the timed executor
-     * (one in 16 timed); returns when all ran.
+     * {@code tasks} small tasks submitted from this (outside) thread (a sample of them timed);
+     * returns when all ran.
      */
     public void externalBurst(int tasks) throws InterruptedException {
         CountDownLatch done = new CountDownLatch(tasks);
         for (int i = 0; i < tasks; i++) {
-            timed.execute(done::countDown);
+            pool.execute(done::countDown);
         }
         done.await();
     }

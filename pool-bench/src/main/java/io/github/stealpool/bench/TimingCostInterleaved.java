@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Run: {@code java -cp pool-bench/target/benchmarks.jar
  * io.github.stealpool.bench.TimingCostInterleaved [parallelism [rounds [aa]]]} (default 2 and
  * 400, after 100 warm-up rounds; {@code aa} leaves timing off in both halves, to see the
- * harness's own bias). Which half runs first alternates from round to round.
+ * harness's own bias). Which half runs first is drawn per round and workload.
  */
 public final class TimingCostInterleaved {
 
@@ -54,10 +54,12 @@ public final class TimingCostInterleaved {
         String[] workloads = {"100k tiny tasks", "100k ~1 us tasks", "fib(30) submitted"};
         long[][][] nanos = new long[workloads.length][2][rounds];
         long sink = 0;
+        java.util.Random order = new java.util.Random(1);
         for (int round = -WARMUP; round < rounds; round++) {
             for (int w = 0; w < workloads.length; w++) {
+                boolean onFirst = order.nextBoolean(); // drawn, so no period of the run lines up with it
                 for (int k = 0; k < 2; k++) {
-                    int on = (k + round) & 1; // which goes first alternates: no order effect
+                    int on = (k == 0) == onFirst ? 1 : 0;
                     if (on == 1 && !aa) {
                         pool.addTaskTimingListener(listener);
                     }

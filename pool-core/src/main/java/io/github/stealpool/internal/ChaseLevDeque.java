@@ -195,6 +195,22 @@ public final class ChaseLevDeque<E> extends ChaseLevDequePad2 {
     }
 
     /**
+     * Owner only: the bottom element (the one pushed last), or null if the deque looked empty.
+     * A thief may take it at any moment after, so this only says what {@link #tryUnpush} is
+     * worth trying with. Only the owner writes slots, so its plain read of one is its own write.
+     */
+    @SuppressWarnings("unchecked")
+    public E peekBottom() {
+        long b = lpBottom() - 1;
+        long t = lvTop();
+        if (b < t) {
+            return null;
+        }
+        Object[] a = lpArray();
+        return (E) a[(int) b & (a.length - 1)];
+    }
+
+    /**
      * The deque held exactly one element, at index {@code t} (slot {@code i}), when the owner
      * read {@code top}: race the thieves for it with the CAS they use. {@code bottom} need not
      * move (a win leaves {@code top == bottom}: empty), so this path needs no store-load fence.

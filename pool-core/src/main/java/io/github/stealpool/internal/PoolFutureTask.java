@@ -81,8 +81,9 @@ public final class PoolFutureTask<V> extends FutureTask<V> {
     }
 
     private void helpUntilDone(Worker w) throws InterruptedException {
-        if (w.tryUnfork(this)) {
-            w.runNested(this); // keeps a cancel(true) interrupt off the caller's own status
+        Runnable queued = w.tryUnforkSubmitted(this); // this, or its timed wrapper
+        if (queued != null) {
+            w.runNested(queued); // keeps a cancel(true) interrupt off the caller's own status
             return;
         }
         Signal s = signal;

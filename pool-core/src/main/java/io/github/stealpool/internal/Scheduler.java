@@ -369,7 +369,15 @@ public final class Scheduler {
     public void addTaskTimingListener(TaskTimingListener listener) {
         synchronized (timingLock) {
             TaskTimer t = taskTimer;
-            taskTimer = t == null ? new TaskTimer(listener, injection.stripes()) : t.with(listener);
+            if (t == null) {
+                // Counts left from an earlier spell of timing would delay the first picks.
+                for (int i = 0, n = slots; i < n; i++) {
+                    workers[i].submitSampler.restart();
+                }
+                taskTimer = new TaskTimer(listener, injection.stripes());
+            } else {
+                taskTimer = t.with(listener);
+            }
         }
     }
 
@@ -383,6 +391,22 @@ public final class Scheduler {
             }
             taskTimer = after;
             return true;
+        }
+    }
+
+    /**
+     * Worker {@code w}, idle, is about to park. With task timing on, a count its submitters
+     * started in a faster spell must not run on into a slow one (TaskSampler): its own sampler
+     * picks its next submission, and if every other worker already sleeps (the pool goes idle:
+     * submissions from outside have slowed down or stopped), so does every stripe's.
+     */
+    void aboutToPark(Worker w) {
+        TaskTimer t = taskTimer;
+        if (t != null) {
+            w.submitSampler.restart();
+            if (sleep.sleepingWorkers() >= liveWorkers - 1) {
+                t.restartStripes();
+            }
         }
     }
 

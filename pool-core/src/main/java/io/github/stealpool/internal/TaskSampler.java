@@ -13,17 +13,29 @@ import java.util.concurrent.TimeUnit;
  * submitters write, no clock). When it runs out the task is picked; the caller reads the clock
  * (which the timed task needs anyway as its submission time) and {@link #picked} sets the next
  * countdown from how long the last one took: {@code stride}, the wanted number of submissions
- * per target gap, is the target gap over the time per submission just measured, at most twice
- * the previous stride (one slow spell does not swing it far) and at least 1 (a burst after a
- * quiet spell is timed from its first task). The next countdown is drawn at random with mean
- * {@code stride}, so a workload with a period cannot alias with the sample. Reading the clock
- * on every submission instead would cost as much as a tiny task (about 25 ns).
+ * per target gap, is the target gap over the time per submission just measured, at least 1
+ * (submissions slower than the gap are all picked) and at most twice the previous stride (a
+ * brief fast spell does not leave a long countdown behind). The next countdown is drawn at
+ * random with mean {@code stride}, so a workload with a period cannot alias with the sample.
+ * Reading the clock on every submission instead would cost as much as a tiny task (about
+ * 25 ns).
+ *
+ * <p>A countdown started in a fast spell runs on in a slow one: at most {@code 2 * stride - 1}
+ * submissions until the next pick. So the pool cuts it short ({@link #restart()}) when it goes
+ * idle (every worker about to park), which is when submissions have slowed down or stopped: the
+ * next submission is picked, and the stride set from the time since the last pick.
  *
  * <h2>Threads</h2>
- * Plain fields. A worker's sampler has one writer, its owner. A stripe's is written by every
- * outside thread that submits to that stripe, without synchronization: a lost or doubled
- * decrement only moves the next pick by a task, and fields read torn or stale only give one
- * countdown a wrong length, which the next pick corrects. Nothing else depends on them.
+ * Plain fields. A worker's sampler has one writer, its owner (and {@link #restart()}, from
+ * whichever worker finds the pool idle or thread that turns timing on). A stripe's is written
+ * by every outside thread that submits to that stripe, without synchronization: a lost or
+ * doubled decrement only moves the next pick by a task, and fields read torn or stale only give
+ * one countdown a wrong length, which the next pick corrects. Two submitters may both see the
+ * count at or below zero (the second decrement landing before the first one's pick wrote the
+ * next count, or after it, leaving it below zero): every submission that sees it there is
+ * picked, so it never stays below zero, but only the one that took it to exactly zero adapts
+ * the stride ({@code adapt}); a straggler's gap, measured from a pick an instant before, would
+ * double the stride for nothing. Nothing else depends on these fields.
  * The fields sit on cache lines of their own (padding by inheritance, as in InjectionQueue):
  * they are written on every submission, and nothing else may share their line.
  */
@@ -48,24 +60,42 @@ public final class TaskSampler extends TaskSamplerFields {
         lastPick = now - TARGET_GAP_NANOS;
     }
 
-    /** Counts one submission: true if it is to be timed, and then {@link #picked} must follow. */
-    public boolean tick() {
-        return --countdown <= 0;
+    /**
+     * Counts one submission: if the result is 0 or less it is picked, and {@link #picked} must
+     * follow, with {@code adapt} true only for 0.
+     */
+    public int tick() {
+        return --countdown;
+    }
+
+    /**
+     * Picks the next submission, as if the countdown had been set to end there: the pick then
+     * measures the time per submission over the submissions really counted since the last one.
+     */
+    public void restart() {
+        int done = counted - countdown; // submissions counted since the last pick
+        counted = Math.max(done, 0) + 1;
+        countdown = 1;
     }
 
     /**
      * The submission {@link #tick()} picked was stamped at {@code now}; sets the next countdown.
      *
      * @param now    {@code System.nanoTime()} at the pick
-     * @param random a uniformly drawn non-negative int, for the next countdown's length
+     * @param random a uniformly drawn int, for the next countdown's length
+     * @param adapt  whether to set the stride from the time since the last pick: the pick that
+     *               took the count to exactly zero, not a straggler (see "Threads")
      */
-    public void picked(long now, int random) {
-        long gap = now - lastPick;
-        lastPick = now;
-        long doubled = Math.min(2L * stride, MAX_STRIDE);
-        long want = gap <= 0 ? doubled : TARGET_GAP_NANOS * Math.max(counted, 1) / gap;
-        int s = (int) Math.max(1, Math.min(want, doubled));
-        stride = s;
+    public void picked(long now, int random, boolean adapt) {
+        int s = stride;
+        if (adapt) {
+            long gap = now - lastPick;
+            lastPick = now;
+            long doubled = Math.min(2L * s, MAX_STRIDE);
+            long want = gap <= 0 ? doubled : TARGET_GAP_NANOS * Math.max(counted, 1) / gap;
+            s = (int) Math.max(1, Math.min(want, doubled));
+            stride = s;
+        }
         // Uniform in [1, 2s - 1]: mean s.
         int next = s == 1 ? 1 : 1 + (random & Integer.MAX_VALUE) % (2 * s - 1);
         counted = next;

@@ -3,6 +3,8 @@ package io.github.stealpool.internal;
 import io.github.stealpool.TaskTimingListener;
 import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,34 +70,69 @@ public final class TaskTimer {
     /** An outside thread submits {@code task} to stripe {@code stripe}: it, or its timed wrapper. */
     Runnable forStripe(Runnable task, int stripe) {
         TaskSampler s = stripeSamplers[stripe];
-        return s.tick() ? picked(task, s) : task;
+        int left = s.tick();
+        return left > 0 ? task : picked(task, s, left == 0);
     }
 
     /** A worker submits {@code task}, counted by its own {@code sampler}: it, or its timed wrapper. */
     Runnable forWorker(Runnable task, TaskSampler sampler) {
-        return sampler.tick() ? picked(task, sampler) : task;
+        int left = sampler.tick();
+        return left > 0 ? task : picked(task, sampler, left == 0);
     }
 
-    private Runnable picked(Runnable task, TaskSampler sampler) {
+    private Runnable picked(Runnable task, TaskSampler sampler, boolean adapt) {
+        if (ForkedJob.isForkJoinPiece(task)) {
+            // A fork/join piece stays itself: shutdownNow must recognise it (it cancels it
+            // rather than hand it back), and a Task's future is the Task. Like forks, it is never
+            // timed; the pick passes to the next submission, so mixed streams keep their rate.
+            sampler.restart();
+            return task;
+        }
         long now = System.nanoTime();
-        sampler.picked(now, ThreadLocalRandom.current().nextInt());
-        // A fork/join piece stays itself: shutdownNow must recognise it (it cancels it rather
-        // than hand it back), and a Task's future is the Task. Like forks, it is never timed.
-        return ForkedJob.isForkJoinPiece(task) ? task : new TimedTask(task, now, this);
+        sampler.picked(now, ThreadLocalRandom.current().nextInt(), adapt);
+        return new TimedTask(task, now, this);
     }
 
-    /** A timed task ran: tells every listener. Never throws (but for an Error). */
+    /** The pool went idle: the next submission of every outside thread is picked (TaskSampler). */
+    void restartStripes() {
+        for (TaskSampler s : stripeSamplers) {
+            s.restart();
+        }
+    }
+
+    /**
+     * A timed task ran: tells every listener. Never throws: what a listener throws, Errors
+     * included, is logged (at most one warning per {@link #WARNING_INTERVAL_NANOS}, the first at
+     * once) and dropped, so the task's own outcome reaches its future or handler unchanged.
+     */
     void record(long queuedNanos, long runNanos) {
         for (TaskTimingListener l : listeners) {
             try {
                 l.taskTimed(queuedNanos, runNanos);
-            } catch (RuntimeException e) {
-                try {
-                    LOG.warn("task timing listener {} threw; the task's outcome is unaffected", l, e);
-                } catch (RuntimeException ignored) {
-                    // logging failed: the timing is lost, the task is not
-                }
+            } catch (Throwable e) {
+                listenerFailed(l, e);
             }
+        }
+    }
+
+    /** At most one warning a minute: a listener that always throws would log every sample. */
+    static final long WARNING_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    private final AtomicLong failures = new AtomicLong();
+    private volatile long lastWarning;
+
+    private void listenerFailed(TaskTimingListener l, Throwable e) {
+        try {
+            long n = failures.incrementAndGet();
+            long now = System.nanoTime();
+            long last = lastWarning;
+            if (n == 1 || now - last >= WARNING_INTERVAL_NANOS) {
+                lastWarning = now;
+                LOG.warn("task timing listener {} threw ({} failures so far; at most one warning a minute);"
+                        + " the task's outcome is unaffected", l, n, e);
+            }
+        } catch (Throwable ignored) {
+            // out of memory or stack: the timing is lost, the task's outcome is not
         }
     }
 

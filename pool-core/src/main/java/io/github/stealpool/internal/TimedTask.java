@@ -1,5 +1,7 @@
 package io.github.stealpool.internal;
 
+import java.util.concurrent.Future;
+
 /**
  * A submitted task picked for timing ({@link TaskTimer}): runs it and reports how long it
  * waited since its submission and how long it ran. Queued in its place; {@code shutdownNow}
@@ -21,8 +23,12 @@ final class TimedTask implements Runnable {
 
     @Override
     public void run() {
-        if (task instanceof PoolFutureTask && ((PoolFutureTask<?>) task).isDone()) {
-            task.run(); // cancelled before it ran: nothing to time (and running it does nothing)
+        if (task instanceof Future && ((Future<?>) task).isDone()) {
+            // Cancelled before it ran (a submit's future, or any FutureTask given to execute):
+            // nothing to time, and running it does nothing. invokeAny's losers are not seen
+            // here: the JDK's ExecutorCompletionService queues them inside a future of its own,
+            // which their cancellation does not complete.
+            task.run();
             return;
         }
         long start = System.nanoTime();

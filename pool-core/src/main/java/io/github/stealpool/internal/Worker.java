@@ -218,6 +218,20 @@ public final class Worker implements Runnable {
     }
 
     /**
+     * As {@link #tryUnfork} for a task this worker submitted, which sits at the bottom of its
+     * deque as itself or, if it was picked for timing, as its timed wrapper (TaskTimer): returns
+     * what it took, for the caller to run, or null.
+     */
+    Runnable tryUnforkSubmitted(Runnable task) {
+        if (tryUnfork(task)) {
+            return task;
+        }
+        Runnable bottom = deque.peekBottom();
+        return bottom instanceof TimedTask && ((TimedTask) bottom).task == task && tryUnfork(bottom)
+                ? bottom : null;
+    }
+
+    /**
      * Called on this worker's thread by the task it runs: returns once {@code latch} is set,
      * running other tasks meanwhile (its own forks first, then the injection queue, then
      * stolen ones), and sleeping in the pool's idle protocol only when there are none. A job
@@ -515,6 +529,7 @@ public final class Worker implements Runnable {
             } else {
                 // A stripe this round's search found locked is covered by its holder's notice
                 // once it unlocks (InjectionQueue, "Tasks left behind a lock").
+                s.aboutToPark(this);
                 int woken = spare ? s.sleep.sleepAtMost(index, jec, s.spareKeepAliveNanos)
                         : s.sleep.sleep(index, jec);
                 keptAliveInVain = woken == Sleep.TIMED_OUT;

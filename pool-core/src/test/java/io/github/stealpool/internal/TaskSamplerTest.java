@@ -22,8 +22,9 @@ class TaskSamplerTest {
     /** One submission {@code nanos} after the previous one; true if it was picked. */
     private boolean submit(TaskSampler s, long nanos) {
         now += nanos;
-        if (s.tick()) {
-            s.picked(now, random.nextInt());
+        int left = s.tick();
+        if (left <= 0) {
+            s.picked(now, random.nextInt(), left == 0);
             return true;
         }
         return false;
@@ -98,6 +99,56 @@ class TaskSamplerTest {
     }
 
     @Test
+    void aRestartPicksTheNextSubmissionAndMeasuresOnlyWhatWasCounted() {
+        TaskSampler s = new TaskSampler(now);
+        for (int i = 0; i < 1_000_000; i++) {
+            submit(s, 10);
+        }
+        assertEquals(GAP / 10, s.stride());
+        // Still fast: the restart costs one early pick, and the stride stays (the pick divides
+        // the time since the last pick by the submissions really counted since).
+        s.restart();
+        assertTrue(submit(s, 10));
+        assertTrue(s.stride() >= GAP / 10 / 2 && s.stride() <= 2 * GAP / 10, "stride " + s.stride());
+        // Idle, then slow: the pool's restart when it went idle makes the first slow one a pick,
+        // which drops the stride to 1, and every slow one after it is picked too.
+        for (int i = 0; i < 100_000; i++) {
+            submit(s, 10);
+        }
+        s.restart();
+        now += 200_000_000L;
+        for (int i = 0; i < 20; i++) {
+            assertTrue(submit(s, 2 * GAP), "slow submission " + i);
+        }
+        assertEquals(1, s.stride());
+    }
+
+    /**
+     * Two submitters of one stripe may both see the count at or below zero: each is picked, but
+     * only the one that took it to exactly zero sets the stride, so the straggler's near-zero gap
+     * does not double it.
+     */
+    @Test
+    void aStragglersPickLeavesTheStrideAlone() {
+        TaskSampler s = new TaskSampler(now);
+        for (int i = 0; i < 1_000_000; i++) {
+            submit(s, 10);
+        }
+        int stride = s.stride();
+        while (s.countdown() > 1) {
+            submit(s, 10);
+        }
+        assertEquals(0, s.tick()); // the first submitter's decrement: a pick that adapts
+        assertEquals(-1, s.tick()); // the second's, before the first could set the next count
+        now += 10;
+        s.picked(now, random.nextInt(), true);
+        now += 1;
+        s.picked(now, random.nextInt(), false); // the straggler, an instant later
+        assertEquals(stride, s.stride());
+        assertTrue(s.countdown() >= 1);
+    }
+
+    @Test
     void countdownsAreDrawnWithTheStrideAsTheirMean() {
         TaskSampler s = new TaskSampler(now);
         long every = 100; // stride GAP / 100 = 500
@@ -112,8 +163,8 @@ class TaskSamplerTest {
         int first = -1;
         while (picks < 2000) {
             now += every;
-            if (s.tick()) {
-                s.picked(now, random.nextInt());
+            if (s.tick() == 0) {
+                s.picked(now, random.nextInt(), true);
                 int next = s.countdown();
                 assertTrue(next >= 1 && next <= 2 * stride - 1, "countdown " + next);
                 sum += next;

@@ -15,9 +15,11 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.noop.NoopTimer;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -247,11 +249,12 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
      * from its workers (fork/join pieces and range loops are never timed). The sample is spread
      * over time: about one task per 50 microseconds per submitting thread, every task when they
      * come slower ({@link TaskTimingListener}). A timer's count is the number of tasks timed;
-     * count tasks with {@code executor.completed}. Costs well under 1% even on tasks of a few
-     * tens of nanoseconds (README, "Task timings"), where {@link #timed} costs far more. The
-     * pool's other meters come from {@link #monitor}. The timers are removed, and the pool
-     * stops timing for them, when it terminates. Timing through both this and a {@link #timed}
-     * executor of the same pool records tasks submitted there twice: use one.
+     * count tasks with {@code executor.completed}. On tasks of a few tens of nanoseconds it
+     * costs a few percent at most where {@link #timed} costs 1.2 to 3.4 times (README, "Task
+     * timings", has the figures). The pool's other meters come from {@link #monitor}. The timers
+     * are removed, and the pool stops timing for them, when it terminates. Calling this again
+     * for the same pool, registry and name changes nothing. Timing through both this and a
+     * {@link #timed} executor of the same pool records tasks submitted there twice: use one.
      *
      * <pre>{@code
      * WorkStealingPool pool = WorkStealingPoolMetrics.timeTasks(registry,
@@ -298,6 +301,9 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
         Timer[] timers = registerTimers(registry);
         Timer execution = timers[0];
         Timer idle = timers[1];
+        if (!FED_BY_THE_POOL.add(execution)) {
+            return; // timed already, by an earlier call for this pool, registry and name
+        }
         TaskTimingListener listener = (queuedNanos, runNanos) -> {
             idle.record(queuedNanos, TimeUnit.NANOSECONDS);
             execution.record(runNanos, TimeUnit.NANOSECONDS);
@@ -305,9 +311,19 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
         pool.addTaskTimingListener(listener);
         pool.terminationFuture().thenRun(() -> {
             pool.removeTaskTimingListener(listener);
+            FED_BY_THE_POOL.remove(execution);
             unbind(registry, List.of(timers));
         });
     }
+
+    /**
+     * The {@code executor} timers a pool's own listener records into ({@link #timeTasks}), by
+     * identity: a second call for the same pool, registry and name gets the same timers back
+     * ({@link #timer}) and must not add a second listener, which would record every task twice.
+     * An entry leaves when its pool terminates.
+     */
+    private static final Set<Timer> FED_BY_THE_POOL = Collections.synchronizedSet(
+            Collections.newSetFromMap(new IdentityHashMap<>()));
 
     /**
      * The timers registered for each pool's timed executors, by registry and the id asked for
