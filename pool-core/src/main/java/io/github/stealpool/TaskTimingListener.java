@@ -16,9 +16,9 @@ package io.github.stealpool;
  * (outside threads sharing one of the pool's queue stripes count as one) and each worker has
  * about one task timed every {@value #SAMPLE_GAP_MICROS} microseconds while it submits faster
  * than that, and every task when it submits slower. The sampler counts submissions and reads
- * the clock only when it picks one, so it learns of a slowdown at its next pick, or when the
- * pool goes idle (its workers park), which makes the next submission a pick: a burst after a
- * quiet spell has its first task timed. A thread that slows down while the pool stays busy may
+ * the clock only when it picks one, so it learns of a slowdown at its next pick, or when a
+ * worker parks, which makes the next submission a pick: a burst after a quiet spell has its
+ * first task timed. A thread that slows down while no worker parks may
  * submit up to twice its last count (about twice as many tasks as it submitted in the last
  * 50 microseconds of its fast spell) before its next sample. Within a steady stream every task
  * is equally likely to be timed (the count between two samples is drawn at random, so a
@@ -33,7 +33,7 @@ package io.github.stealpool;
  * losers may be, with next to no run time, as it reaches the pool inside the JDK's
  * {@code ExecutorCompletionService} wrapper, which is not cancelled with it). It runs on the task's thread, so it must be quick and thread-safe, as a
  * Micrometer timer's {@code record} is. What it throws, {@code Error}s included, is logged
- * (SLF4J, one warning a minute at most) and dropped: it does not reach the task's future or the
+ * (SLF4J: the first at once, then about one warning a minute) and dropped: it does not reach the task's future or the
  * failure handler, and the task's own outcome is reported as if no listener were there.
  */
 @FunctionalInterface

@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Run: {@code java -cp pool-bench/target/benchmarks.jar
  * io.github.stealpool.bench.TimingCostInterleaved [parallelism [rounds [aa]]]} (default 2 and
  * 400, after 100 warm-up rounds; {@code aa} leaves timing off in both halves, to see the
- * harness's own bias). Which half runs first is drawn per round and workload.
+ * harness's own bias; {@code bb} has it on in both, from the start, for comparing
+ * separate JVMs, as JMH does). Which half runs first is drawn per round and workload.
  */
 public final class TimingCostInterleaved {
 
@@ -40,6 +41,7 @@ public final class TimingCostInterleaved {
         int parallelism = args.length > 0 ? Integer.parseInt(args[0]) : 2;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 400;
         boolean aa = args.length > 2 && args[2].equals("aa"); // both halves off: the harness's own bias
+        boolean bb = args.length > 2 && args[2].equals("bb"); // both halves on, from the start
         WorkStealingPool pool = WorkStealingPool.builder().parallelism(parallelism).daemon(true)
                 .idleStrategy(Contender.idleStrategy()).build();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -53,6 +55,9 @@ public final class TimingCostInterleaved {
         SubmitBenchmark.CountDown micro = new SubmitBenchmark.CountDown(true);
         String[] workloads = {"100k tiny tasks", "100k ~1 us tasks", "fib(30) submitted"};
         long[][][] nanos = new long[workloads.length][2][rounds];
+        if (bb) {
+            pool.addTaskTimingListener(listener);
+        }
         long sink = 0;
         java.util.Random order = new java.util.Random(1);
         for (int round = -WARMUP; round < rounds; round++) {
@@ -60,7 +65,7 @@ public final class TimingCostInterleaved {
                 boolean onFirst = order.nextBoolean(); // drawn, so no period of the run lines up with it
                 for (int k = 0; k < 2; k++) {
                     int on = (k == 0) == onFirst ? 1 : 0;
-                    if (on == 1 && !aa) {
+                    if (on == 1 && !aa && !bb) {
                         pool.addTaskTimingListener(listener);
                     }
                     long t0 = System.nanoTime();
@@ -70,7 +75,7 @@ public final class TimingCostInterleaved {
                         default -> pool.submit(() -> pool.invoke(new ForkJoinBenchmark.Fib(30))).get();
                     };
                     long t = System.nanoTime() - t0;
-                    if (on == 1 && !aa) {
+                    if (on == 1 && !aa && !bb) {
                         pool.removeTaskTimingListener(listener);
                     }
                     if (round >= 0) {

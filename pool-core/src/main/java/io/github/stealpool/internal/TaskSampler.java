@@ -21,21 +21,23 @@ import java.util.concurrent.TimeUnit;
  * 25 ns).
  *
  * <p>A countdown started in a fast spell runs on in a slow one: at most {@code 2 * stride - 1}
- * submissions until the next pick. So the pool cuts it short ({@link #restart()}) when it goes
- * idle (every worker about to park), which is when submissions have slowed down or stopped: the
- * next submission is picked, and the stride set from the time since the last pick.
+ * submissions until the next pick. So the pool cuts it short ({@link #restart()}) whenever a
+ * worker is about to park, which is when submissions have slowed down or stopped: the next
+ * submission is picked, and the stride set from the time since the last pick.
  *
  * <h2>Threads</h2>
- * Plain fields. A worker's sampler has one writer, its owner (and {@link #restart()}, from
- * whichever worker finds the pool idle or thread that turns timing on). A stripe's is written
+ * Plain fields. A worker's sampler has one writer, its owner (and {@link #restart()} from the
+ * thread that turns timing on). A stripe's sampler is restarted by any worker about to park. A stripe's is written
  * by every outside thread that submits to that stripe, without synchronization: a lost or
  * doubled decrement only moves the next pick by a task, and fields read torn or stale only give
  * one countdown a wrong length, which the next pick corrects. Two submitters may both see the
  * count at or below zero (the second decrement landing before the first one's pick wrote the
  * next count, or after it, leaving it below zero): every submission that sees it there is
  * picked, so it never stays below zero, but only the one that took it to exactly zero adapts
- * the stride ({@code adapt}); a straggler's gap, measured from a pick an instant before, would
- * double the stride for nothing. Nothing else depends on these fields.
+ * the stride ({@code adapt}), and only if no other thread set a new count meanwhile; a
+ * straggler's gap, measured from a pick an instant before, would double the stride for nothing.
+ * (Two decrements from 1 that both write 0 both adapt: the stride doubles once, and the next
+ * pick corrects it.) Nothing else depends on these fields.
  * The fields sit on cache lines of their own (padding by inheritance, as in InjectionQueue):
  * they are written on every submission, and nothing else may share their line.
  */
@@ -88,7 +90,9 @@ public final class TaskSampler extends TaskSamplerFields {
      */
     public void picked(long now, int random, boolean adapt) {
         int s = stride;
-        if (adapt) {
+        // A count already set again (a racing pick, a restart) means this pick's gap is not the
+        // time since the count it ended began.
+        if (adapt && countdown <= 0) {
             long gap = now - lastPick;
             lastPick = now;
             long doubled = Math.min(2L * s, MAX_STRIDE);

@@ -93,7 +93,25 @@ public final class TaskTimer {
         return new TimedTask(task, now, this);
     }
 
-    /** The pool went idle: the next submission of every outside thread is picked (TaskSampler). */
+    /**
+     * When the samplers were last restarted ({@link #restartDue}). Its own object, away from
+     * the fields every submitter reads; written at most once per sample gap.
+     */
+    private final AtomicLong lastRestart = new AtomicLong(System.nanoTime() - TaskSampler.TARGET_GAP_NANOS);
+
+    /**
+     * A worker about to park asks whether to restart the samplers: true, and noted, if no
+     * restart happened in the last sample gap. Racing askers may both be told yes: harmless.
+     */
+    boolean restartDue(long now) {
+        if (now - lastRestart.get() < TaskSampler.TARGET_GAP_NANOS) {
+            return false;
+        }
+        lastRestart.set(now);
+        return true;
+    }
+
+    /** A worker is about to park: the next submission of every outside thread is picked (TaskSampler). */
     void restartStripes() {
         for (TaskSampler s : stripeSamplers) {
             s.restart();
@@ -102,8 +120,9 @@ public final class TaskTimer {
 
     /**
      * A timed task ran: tells every listener. Never throws: what a listener throws, Errors
-     * included, is logged (at most one warning per {@link #WARNING_INTERVAL_NANOS}, the first at
-     * once) and dropped, so the task's own outcome reaches its future or handler unchanged.
+     * included, is logged (the first failure at once, then about one warning per
+     * {@link #WARNING_INTERVAL_NANOS}, counted per TaskTimer: adding or removing a listener
+     * starts afresh) and dropped, so the task's own outcome reaches its future or handler unchanged.
      */
     void record(long queuedNanos, long runNanos) {
         for (TaskTimingListener l : listeners) {
@@ -115,7 +134,7 @@ public final class TaskTimer {
         }
     }
 
-    /** At most one warning a minute: a listener that always throws would log every sample. */
+    /** About one warning a minute: a listener that always throws would log every sample. */
     static final long WARNING_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final AtomicLong failures = new AtomicLong();
