@@ -166,6 +166,9 @@ class BadInputTest {
         if (type == Object.class) {
             return "identity";
         }
+        if (type == TaskTimingListener.class) {
+            return (TaskTimingListener) (queued, run) -> { };
+        }
         throw new AssertionError("no valid value known for " + type + " " + name
                 + ": teach BadInputTest about it");
     }
