@@ -364,29 +364,9 @@ class TaskTimingTest {
             int producers = 3;
             Set<Runnable> accepted = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
             Set<Runnable> ran = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
-            CountDownLatch started = new CountDownLatch(producers);
-            List<Thread> threads = new ArrayList<>();
-            for (int p = 0; p < producers; p++) {
-                Thread t = new Thread(() -> {
-                    started.countDown();
-                    try {
-                        for (;;) {
-                            Runnable[] self = new Runnable[1];
-                            self[0] = () -> assertTrue(ran.add(self[0]), "ran twice");
-                            pool.execute(self[0]);
-                            accepted.add(self[0]);
-                        }
-                    } catch (RejectedExecutionException expected) {
-                        // the pool stopped
-                    }
-                });
-                t.start();
-                threads.add(t);
-            }
-            // A worker submitting too (its own sampler, its own deque), until refused.
-            CountDownLatch workerStarted = new CountDownLatch(1);
-            pool.execute(() -> {
-                workerStarted.countDown();
+            CountDownLatch started = new CountDownLatch(producers + 1);
+            Runnable producer = () -> {
+                started.countDown();
                 try {
                     for (;;) {
                         Runnable[] self = new Runnable[1];
@@ -397,9 +377,15 @@ class TaskTimingTest {
                 } catch (RejectedExecutionException expected) {
                     // the pool stopped
                 }
-            });
+            };
+            List<Thread> threads = new ArrayList<>();
+            for (int p = 0; p < producers; p++) {
+                Thread t = new Thread(producer);
+                t.start();
+                threads.add(t);
+            }
+            pool.execute(producer); // a worker submitting too (its own sampler and deque), until refused
             started.await();
-            workerStarted.await();
             Thread.sleep(round % 5); // stop at varied moments
             List<Runnable> returned = pool.shutdownNow();
             for (Thread t : threads) {
