@@ -39,10 +39,10 @@ public final class WakeupProbe {
     }
 
     /** One way of waking a thread; {@link #wakeOnce} returns nanoseconds from the post to the wakee's first line. */
-    private interface Waker extends AutoCloseable {
+    private interface Waker {
         long wakeOnce();
 
-        @Override
+        /** Stops the pool or the thread. */
         void close() throws InterruptedException;
     }
 
