@@ -28,6 +28,12 @@ import java.util.concurrent.TimeUnit;
  * 400, after 100 warm-up rounds; {@code aa} leaves timing off in both halves, to see the
  * harness's own bias; {@code bb} has it on in both, from the start, for comparing
  * separate JVMs, as JMH does). Which half runs first is drawn per round and workload.
+ *
+ * <p>Besides the ratio of the two halves' medians it prints the median of the rounds' own ratios
+ * (each round's timed half over its untimed half): where round times fall into two modes, as
+ * tiny tasks on 2 cores do, each half's median may land in either, and the ratio of medians
+ * swings by the gap between the modes even between two identical halves ({@code bb}); a round's
+ * two halves, run back to back, mostly share a mode.
  */
 public final class TimingCostInterleaved {
 
@@ -87,12 +93,18 @@ public final class TimingCostInterleaved {
         System.out.printf(Locale.ROOT, "%d cores, %s %s, parallelism %d; medians over %d interleaved rounds%n",
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.vm.name"),
                 System.getProperty("java.version"), parallelism, rounds);
-        System.out.println("| workload | off, ms | on, ms | on / off |");
-        System.out.println("|---|---|---|---|");
+        System.out.println("| workload | off, ms | on, ms | on / off | paired: median of on / off per round (quartiles) |");
+        System.out.println("|---|---|---|---|---|");
         for (int w = 0; w < workloads.length; w++) {
             double off = median(nanos[w][0]) / 1e6;
             double on = median(nanos[w][1]) / 1e6;
-            System.out.printf(Locale.ROOT, "| %s | %.3f | %.3f | %.3f |%n", workloads[w], off, on, on / off);
+            double[] paired = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                paired[r] = (double) nanos[w][1][r] / nanos[w][0][r];
+            }
+            Arrays.sort(paired);
+            System.out.printf(Locale.ROOT, "| %s | %.3f | %.3f | %.3f | %.3f (%.3f-%.3f) |%n", workloads[w], off, on,
+                    on / off, paired[rounds / 2], paired[rounds / 4], paired[3 * rounds / 4]);
         }
         System.out.printf(Locale.ROOT, "tasks timed: %d (%.2f%% of the %d tiny and ~1 us tasks submitted with timing on); sink %d%n",
                 run.count(), 100.0 * run.count() / (2.0 * TASKS * (rounds + WARMUP)), 2L * TASKS * (rounds + WARMUP),
