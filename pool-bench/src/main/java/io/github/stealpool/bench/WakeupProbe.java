@@ -28,7 +28,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Run: {@code java -cp pool-bench/target/benchmarks.jar io.github.stealpool.bench.WakeupProbe
  * [rounds [parallelism]]} (default 2,000 rounds, the machine's cores); it prints the median,
- * 90th and 99th percentile of each, in microseconds.
+ * 90th and 99th percentile of each, in microseconds, and the median time the waking thread spent
+ * posting ({@code execute} until it returned; setting the flag and unparking), the waker's
+ * side of the wake-up.
  */
 public final class WakeupProbe {
 
@@ -42,6 +44,9 @@ public final class WakeupProbe {
     private interface Waker {
         long wakeOnce();
 
+        /** Nanoseconds the last {@link #wakeOnce} spent posting, before it waited for the task. */
+        long lastPostNanos();
+
         /** Stops the pool or the thread. */
         void close() throws InterruptedException;
     }
@@ -50,6 +55,8 @@ public final class WakeupProbe {
     private static final class Stamp {
         volatile long startedAt;
         volatile boolean started;
+        /** How long the last post took the waking thread ({@code execute}, or flag and unpark). */
+        long postNanos;
 
         void mark() {
             startedAt = System.nanoTime();
@@ -79,7 +86,13 @@ public final class WakeupProbe {
         public long wakeOnce() {
             long t0 = System.nanoTime();
             pool.execute(task);
+            stamp.postNanos = System.nanoTime() - t0;
             return stamp.awaitFrom(t0);
+        }
+
+        @Override
+        public long lastPostNanos() {
+            return stamp.postNanos;
         }
 
         @Override
@@ -155,7 +168,13 @@ public final class WakeupProbe {
                 }
                 LockSupport.unpark(wakee);
             }
+            stamp.postNanos = System.nanoTime() - t0;
             return stamp.awaitFrom(t0);
+        }
+
+        @Override
+        public long lastPostNanos() {
+            return stamp.postNanos;
         }
 
         @Override
@@ -183,6 +202,7 @@ public final class WakeupProbe {
         wakers.add(new BareContender(true, false));
         wakers.add(new BareContender(false, true));
         long[][] nanos = new long[names.length][rounds];
+        long[][] post = new long[names.length][rounds];
         Integer[] order = {0, 1, 2, 3, 4};
         try {
             for (int r = -WARMUP; r < rounds; r++) {
@@ -192,6 +212,7 @@ public final class WakeupProbe {
                     long n = wakers.get(c).wakeOnce();
                     if (r >= 0) {
                         nanos[c][r] = n;
+                        post[c][r] = wakers.get(c).lastPostNanos();
                     }
                 }
             }
@@ -203,13 +224,16 @@ public final class WakeupProbe {
         System.out.printf(Locale.ROOT, "%d cores, %s %s, parallelism %d; wake-up after %d ms idle, %d interleaved rounds%n",
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.vm.name"),
                 System.getProperty("java.version"), parallelism, IDLE_MILLIS, rounds);
-        System.out.println("| woken by | median, us | p90, us | p99, us |");
-        System.out.println("|---|---|---|---|");
+        System.out.println("| woken by | median, us | p90, us | p99, us | the post itself, median, us |");
+        System.out.println("|---|---|---|---|---|");
         for (int c = 0; c < names.length; c++) {
             long[] s = nanos[c].clone();
             Arrays.sort(s);
-            System.out.printf(Locale.ROOT, "| %s | %.1f | %.1f | %.1f |%n", names[c],
-                    s[rounds / 2] / 1e3, s[(int) (rounds * 0.9)] / 1e3, s[(int) (rounds * 0.99)] / 1e3);
+            long[] p = post[c].clone();
+            Arrays.sort(p);
+            System.out.printf(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.1f |%n", names[c],
+                    s[rounds / 2] / 1e3, s[(int) (rounds * 0.9)] / 1e3, s[(int) (rounds * 0.99)] / 1e3,
+                    p[rounds / 2] / 1e3);
         }
     }
 
