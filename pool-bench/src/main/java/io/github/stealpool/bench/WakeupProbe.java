@@ -40,23 +40,39 @@ public final class WakeupProbe {
     private WakeupProbe() {
     }
 
-    /** One way of waking a thread; {@link #wakeOnce} returns nanoseconds from the post to the wakee's first line. */
-    private interface Waker {
-        long wakeOnce();
+    /**
+     * One way of waking a thread: {@link #post} wakes it to run {@link #stamp}'s
+     * {@link Stamp#mark}; {@link #wakeOnce} times that from the post to the wakee's first line.
+     */
+    private abstract static class Waker {
+        final Stamp stamp = new Stamp();
+        /** How long the last post took the waking thread ({@code execute}, or flag and unpark). */
+        private long postNanos;
+
+        /** Nanoseconds from the post to the wakee's first line. */
+        final long wakeOnce() {
+            long t0 = System.nanoTime();
+            post();
+            postNanos = System.nanoTime() - t0;
+            return stamp.awaitFrom(t0);
+        }
 
         /** Nanoseconds the last {@link #wakeOnce} spent posting, before it waited for the task. */
-        long lastPostNanos();
+        final long lastPostNanos() {
+            return postNanos;
+        }
+
+        /** Wakes the wakee, which then marks the stamp. */
+        abstract void post();
 
         /** Stops the pool or the thread. */
-        void close() throws InterruptedException;
+        abstract void close() throws InterruptedException;
     }
 
     /** The task's side: when it began, and a flag the submitter spins on. */
     private static final class Stamp {
         volatile long startedAt;
         volatile boolean started;
-        /** How long the last post took the waking thread ({@code execute}, or flag and unpark). */
-        long postNanos;
 
         void mark() {
             startedAt = System.nanoTime();
@@ -73,9 +89,8 @@ public final class WakeupProbe {
     }
 
     /** A pool: one task submitted per wake-up. */
-    private static final class PoolContender implements Waker {
+    private static final class PoolContender extends Waker {
         private final ExecutorService pool;
-        private final Stamp stamp = new Stamp();
         private final Runnable task = stamp::mark;
 
         PoolContender(String label, int parallelism) {
@@ -83,27 +98,18 @@ public final class WakeupProbe {
         }
 
         @Override
-        public long wakeOnce() {
-            long t0 = System.nanoTime();
+        void post() {
             pool.execute(task);
-            stamp.postNanos = System.nanoTime() - t0;
-            return stamp.awaitFrom(t0);
         }
 
         @Override
-        public long lastPostNanos() {
-            return stamp.postNanos;
-        }
-
-        @Override
-        public void close() throws InterruptedException {
+        void close() throws InterruptedException {
             Contender.stop(pool);
         }
     }
 
     /** A thread of its own, parked until this one posts, woken as {@code lock} says. */
-    private static final class BareContender implements Waker {
-        private final Stamp stamp = new Stamp();
+    private static final class BareContender extends Waker {
         private final ReentrantLock lock = new ReentrantLock();
         private final Condition posted = lock.newCondition();
         private final boolean withLock;
@@ -145,8 +151,7 @@ public final class WakeupProbe {
         }
 
         @Override
-        public long wakeOnce() {
-            long t0 = System.nanoTime();
+        void post() {
             if (withCondition) {
                 lock.lock();
                 try {
@@ -168,17 +173,10 @@ public final class WakeupProbe {
                 }
                 LockSupport.unpark(wakee);
             }
-            stamp.postNanos = System.nanoTime() - t0;
-            return stamp.awaitFrom(t0);
         }
 
         @Override
-        public long lastPostNanos() {
-            return stamp.postNanos;
-        }
-
-        @Override
-        public void close() throws InterruptedException {
+        void close() throws InterruptedException {
             closed = true;
             lock.lock();
             try {
