@@ -12,7 +12,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Where a wake-up's time goes (issue 12): the pools' wake-up after {@link #IDLE_MILLIS} ms idle
+ * Where a wake-up's time goes (issue 12): the pools' wake-up after {@link #IDLE_MICROS} us idle
  * (one task submitted from outside, timed from just before {@code execute} to the task's first
  * line, as {@link WakeupLatencyBenchmark} does) next to the bare mechanisms a pool is built
  * from, each a thread parked for the same time and woken by this one:
@@ -27,14 +27,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * machine's load hits all alike. Plain timing, no JMH: for a borrowed machine.
  *
  * <p>Run: {@code java -cp pool-bench/target/benchmarks.jar io.github.stealpool.bench.WakeupProbe
- * [rounds [parallelism]]} (default 2,000 rounds, the machine's cores); it prints the median,
+ * [rounds [parallelism [idleMicros]]]} (default 2,000 rounds, the machine's cores, 2,000 us
+ * idle before each wake-up); it prints the median,
  * 90th and 99th percentile of each, in microseconds, and the median time the waking thread spent
  * posting ({@code execute} until it returned; setting the flag and unparking), the waker's
  * side of the wake-up.
  */
 public final class WakeupProbe {
 
-    static final long IDLE_MILLIS = 2;
+    /** Idle time before each wake-up unless the third argument says otherwise: 2 ms. */
+    static final long IDLE_MICROS = 2_000;
     private static final int WARMUP = 300;
 
     private WakeupProbe() {
@@ -192,6 +194,7 @@ public final class WakeupProbe {
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 2_000;
         int parallelism = args.length > 1 ? Integer.parseInt(args[1]) : Runtime.getRuntime().availableProcessors();
+        long idleMicros = args.length > 2 ? Long.parseLong(args[2]) : IDLE_MICROS;
         String[] names = {"stealpool", "forkjoin", "unpark", "lock+unpark", "condition"};
         List<Waker> wakers = new ArrayList<>();
         wakers.add(new PoolContender("stealpool", parallelism));
@@ -206,7 +209,7 @@ public final class WakeupProbe {
             for (int r = -WARMUP; r < rounds; r++) {
                 shuffle(order);
                 for (int c : order) {
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(IDLE_MILLIS));
+                    LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(idleMicros));
                     long n = wakers.get(c).wakeOnce();
                     if (r >= 0) {
                         nanos[c][r] = n;
@@ -219,9 +222,9 @@ public final class WakeupProbe {
                 c.close();
             }
         }
-        System.out.printf(Locale.ROOT, "%d cores, %s %s, parallelism %d; wake-up after %d ms idle, %d interleaved rounds%n",
+        System.out.printf(Locale.ROOT, "%d cores, %s %s, parallelism %d; wake-up after %d us idle, %d interleaved rounds%n",
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.vm.name"),
-                System.getProperty("java.version"), parallelism, IDLE_MILLIS, rounds);
+                System.getProperty("java.version"), parallelism, idleMicros, rounds);
         System.out.println("| woken by | median, us | p90, us | p99, us | the post itself, median, us |");
         System.out.println("|---|---|---|---|---|");
         for (int c = 0; c < names.length; c++) {
