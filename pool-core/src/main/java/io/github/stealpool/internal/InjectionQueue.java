@@ -185,15 +185,12 @@ public final class InjectionQueue {
     }
 
     /**
-     * Any thread: appends {@code task}, or, if {@code timer} (may be null) picks it for timing,
-     * its timed wrapper, counted by the sampler of the stripe it goes to. Returns what was
-     * appended. Never fails.
+     * The calling thread's {@code task} as it is to be posted while {@code timer} times tasks:
+     * the task, or, if the sampler of the stripe this thread offers to picks it, its timed
+     * wrapper. The caller then offers (or hands off) exactly what this returns.
      */
-    public Runnable offer(Runnable task, TaskTimer timer) {
-        int i = stripeOfCurrentThread();
-        Runnable queued = timer == null ? task : timer.forStripe(task, i);
-        stripes[i].queue.offer(queued);
-        return queued;
+    Runnable forTiming(Runnable task, TaskTimer timer) {
+        return timer.forStripe(task, stripeOfCurrentThread());
     }
 
     /** Fibonacci hashing of the thread id: stable per thread, spread across stripes. */

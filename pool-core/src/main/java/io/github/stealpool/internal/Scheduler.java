@@ -489,7 +489,15 @@ public final class Scheduler {
         if (runState != RUNNING) {
             throw rejected();
         }
-        Runnable queued = injection.offer(task, taskTimer); // a CAS: sequentially consistent
+        TaskTimer timer = taskTimer;
+        Runnable queued = timer == null ? task : injection.forTiming(task, timer);
+        // With nobody searching and somebody asleep, the task goes straight to the worker
+        // woken for it: that worker runs it whatever the run state ("Nothing lost", rule 1;
+        // Sleep, "Handing a job to the worker woken for it").
+        if (sleep.tryHandOff(queued)) {
+            return;
+        }
+        injection.offer(queued); // a CAS: sequentially consistent
         if (runState != RUNNING) {
             settleLate(queued, true);
         }
@@ -1072,7 +1080,10 @@ public final class Scheduler {
             // after the offer count (left operand first), so re-offers make a reading err low,
             // never high; the clamp hides that. One case errs high: a submission that raced with
             // shutdownNow, read between its offer and its rejection; the clamp keeps that one.
-            external = Math.max(externalReported[0], injection.offeredCount() - offersNotSubmitted);
+            // Tasks handed to a woken worker (idle[3]) never reach the queue: counted under
+            // Sleep's lock before their worker is released, and read after the completions.
+            external = Math.max(externalReported[0],
+                    injection.offeredCount() - offersNotSubmitted + idle[3]); // + hand-offs
             externalReported[0] = external;
         }
         int size = liveWorkers;

@@ -55,6 +55,26 @@ import java.util.function.BooleanSupplier;
  * queued anywhere, it wakes the next searcher with {@link #wakeSearcher()}. Under the lock a waker checks once more
  * that nobody is searching, so racing posters wake one worker, not one each.
  *
+ * <h2>Handing a job to the worker woken for it</h2>
+ * A thread outside the pool with a job to post, that sees nobody searching and somebody asleep,
+ * may give the job to the sleeper it wakes instead of queueing it ({@link #tryHandOff}): under
+ * the lock it pops the sleeper, and in one CAS on {@code ctl} (whose witness counts no searcher)
+ * counts it as searching, uncounts it as sleeping and makes the JEC sleepy if it is not; it
+ * stores the job and that JEC in the sleeper's record and releases it. The sleeper's
+ * {@link #sleep} returns {@link #HANDED_OFF}, {@link #takeHandOff} gives it the job, and it stops
+ * searching ({@link #stopSearchingAfterHandOff}) before it runs the job. Why: a worker coming out
+ * of a long sleep finds nothing in its caches, and on a virtual machine not even its page
+ * mappings, so every queue it reads on its way to the job costs microseconds; woken with the job
+ * in hand it reads none (on 2 cores, after 2 ms idle, the wake-up drops from about 1.5x
+ * {@code ForkJoinPool}'s to about the same; see the README). A job handed off is in the hands of
+ * one thread from the moment its record is released: a sleeper whose record was released always
+ * returns from {@link #sleep} with what the waker said, even if it was interrupted or out of
+ * time, so the job is run (Scheduler, "Nothing lost", rule 1). It is never queued, so the proof
+ * below, about queued jobs, needs only one addition: such a worker searches nowhere before its
+ * job, and it looks at every queue as it stops only if the JEC moved since its hand-off (case
+ * five below says why that is enough); the look it saves is most of what is left of a lone
+ * wake-up.
+ *
  * <h2>Why no job is left behind while a worker sleeps (proof sketch)</h2>
  * Every access to {@code ctl} is a volatile read or an atomic update, and a poster's publication
  * of job J precedes its read of {@code ctl}; so they all sit in one total order. Let P post J
@@ -71,7 +91,7 @@ import java.util.function.BooleanSupplier;
  *   <li><b>c counts no searcher and some sleeper:</b> P wakes one. Under the lock it pops a
  *       sleeper, whose search follows the pop, hence P's read. If the stack is empty or somebody
  *       searches by then, the sleepers c counted were popped after P's read (by other wakers,
- *       whose wakees search afterwards), or took themselves off after it (an interrupted
+ *       whose wakees search afterwards, or, woken with a job in hand, after that job), or took themselves off after it (an interrupted
  *       sleeper, which passes a notice on if it sees work queued as it leaves for its
  *       interrupt, or a spare thread whose keep-alive ran out, {@link #sleepAtMost}, which
  *       searches again and runs what it finds), or a searcher started after it: either way a
@@ -89,6 +109,23 @@ import java.util.function.BooleanSupplier;
  *       thread no longer needed (Scheduler, "Blocking calls"). It leaves only while more
  *       spares are alive than workers blocked in blocking calls, so at least
  *       {@code parallelism} threads not blocked remain, and they search when done.</li>
+ *   <li><b>Workers woken with a job in hand</b> (H, the hand-off's CAS; W, its worker; s, the
+ *       JEC it left, sleepy). W counts as a searcher from H, and the second and third cases
+ *       treat it as one with a single difference: at its stop G, as the last searcher with
+ *       somebody asleep, W skips the look if the JEC at G is still s. A post P relies on W's
+ *       look only if W is the first searcher after P's read to bring the count to zero, or if P
+ *       saw no searcher, and its {@code wakeOne} then found W searching under the lock. If P
+ *       read {@code ctl} after H: it saw the JEC either moved already (it only grows, so G sees
+ *       it moved and W looks) or still s, sleepy, and moved it itself; if that CAS came before G,
+ *       W looks, and if after, P's CAS succeeded on a value that counts W's stop, so P wakes a
+ *       searcher itself if nobody searches (or somebody started after P's read). If P read
+ *       before H and saw a searcher, the count dropped to zero between P's read and H (H's
+ *       witness counts no searcher), and that stop covers P: W is not the first. If P read
+ *       before H, saw nobody searching and somebody asleep, and its {@code wakeOne} took the
+ *       lock after H with W still searching, {@code wakeOne} moves the JEC (by two, keeping its
+ *       parity) in a CAS that succeeds only while a searcher is counted; if W's stop came
+ *       first, the CAS fails and {@code wakeOne} sees nobody searching and wakes a sleeper.
+ *       Either way W looks, or somebody else does the work of the look.</li>
  * </ul>
  * So no worker stays asleep while a job posted before its sleep waits for it, unless other
  * workers, awake, will search after that job's publication.
@@ -96,8 +133,10 @@ import java.util.function.BooleanSupplier;
  * <h2>Orderings</h2>
  * {@code ctl}: volatile reads and atomic updates (sequentially consistent; the proof needs the
  * total order). Each record's {@code parked} flag: written under the lock, read by its parked
- * owner with a volatile read, which makes the waker's writes to the record (how it was woken)
- * visible. The stack, the records' other fields and the idle statistics: guarded by the lock.
+ * owner with a volatile read, which makes the waker's writes to the record (how it was woken,
+ * and the job handed to it) visible; the owner clears the job with a plain write, ordered
+ * before the next waker's store by the lock its next sleep takes. The stack, the records'
+ * other fields and the idle statistics: guarded by the lock.
  * {@link LockSupport#unpark} comes after the flag is cleared, outside the lock; a stale permit
  * only makes a later park return early, and the owner parks again while its flag is set.
  */
@@ -117,6 +156,12 @@ public final class Sleep extends SleepCtl {
      * the limit: it took itself off the stack, as an interrupted sleeper does.
      */
     public static final int TIMED_OUT = 3;
+    /**
+     * ... when it blocked and was woken with a job handed to it ({@link #tryHandOff}): it is
+     * counted as searching, as for {@link #WOKEN_TO_SEARCH}, and must take the job with
+     * {@link #takeHandOff} and run it.
+     */
+    public static final int HANDED_OFF = 4;
 
     static final long SLEEPING_MASK = (1L << 16) - 1;
     static final long ONE_SLEEPING = 1L;
@@ -142,11 +187,16 @@ public final class Sleep extends SleepCtl {
     private static final class Record {
         /** Set when counted and pushed, cleared by the waker: the owner parks while it is set. */
         volatile boolean parked;
-        /** How the last sleep ended: {@link #WOKEN} or {@link #WOKEN_TO_SEARCH}. */
+        /** How the last sleep ended: {@link #WOKEN}, {@link #WOKEN_TO_SEARCH} or {@link #HANDED_OFF}. */
         int wokenAs;
+        /** The job handed to the owner with its wake-up; taken and cleared by the owner. */
+        Runnable handOff;
+        /** The JEC the hand-off left, sleepy: a different one later means a post came since. */
+        long handOffJec;
         Thread thread;
         long parks;
         long wakeups;
+        long handOffs; // jobs handed to this worker as it was woken
         long parkedNanos; // parks that ended
         long parkStart; // System.nanoTime() when the current park began
     }
@@ -263,7 +313,7 @@ public final class Sleep extends SleepCtl {
      * {@code jecSnapshot} was taken, or the pool is shutting down. Interrupts do not end the
      * sleep; the interrupt status is kept for the caller.
      *
-     * @return {@link #BACKED_OUT}, {@link #WOKEN} or {@link #WOKEN_TO_SEARCH}
+     * @return {@link #BACKED_OUT}, {@link #WOKEN}, {@link #WOKEN_TO_SEARCH} or {@link #HANDED_OFF}
      */
     public int sleep(int index, long jecSnapshot) {
         return sleep(index, jecSnapshot, mustNotSleep, false);
@@ -402,7 +452,11 @@ public final class Sleep extends SleepCtl {
         }
     }
 
-    private void notifySlow(long c) {
+    /**
+     * The rest of {@link #notifyNewJob()} for a poster that read {@code c}. Package-private for
+     * SleepTest, which replays a post whose read came before another thread's hand-off.
+     */
+    void notifySlow(long c) {
         while ((c & JEC_SLEEPY) != 0) {
             if (casCtl(c, c + JEC_ONE)) {
                 c += JEC_ONE;
@@ -421,9 +475,22 @@ public final class Sleep extends SleepCtl {
         lock.lock();
         try {
             // Checked again under the lock: posters racing here wake one worker, not one each.
-            // One that finds a searcher now is covered by that searcher (proof, third case).
-            if (sleeperCount == 0 || !wantsWaker(lvCtl())) {
-                return;
+            // One that finds a searcher now is covered by that searcher (proof, third case);
+            // with sleepers counted and stacked together under the lock, a sleeper here means
+            // the searcher is why no wake-up is wanted. That searcher may have been woken with
+            // a job in hand, and look at the queues only if the JEC moved since: move it, by
+            // two so that its parity (sleepy or not) stays, and only while it still searches.
+            for (;;) {
+                if (sleeperCount == 0) {
+                    return;
+                }
+                long c = lvCtl();
+                if (wantsWaker(c)) {
+                    break;
+                }
+                if (casCtl(c, c + 2 * JEC_ONE)) {
+                    return;
+                }
             }
             int index = sleepers[--sleeperCount];
             // Before the flag is cleared: the wakee's stopSearching must find itself counted.
@@ -433,6 +500,71 @@ public final class Sleep extends SleepCtl {
             lock.unlock();
         }
         LockSupport.unpark(t);
+    }
+
+    /**
+     * Called by a thread outside the pool with {@code job} to post, before it publishes it
+     * anywhere: if nobody searches and somebody sleeps, wakes the most recent sleeper with the
+     * job in hand, counted as searching (see "Handing a job to the worker woken for it"), and
+     * returns true; the job is then that worker's. Otherwise returns false and the caller posts
+     * the job as usual. While somebody searches or nobody sleeps this is one volatile read.
+     */
+    public boolean tryHandOff(Runnable job) {
+        if (!wantsWaker(lvCtl())) {
+            return false;
+        }
+        Thread t;
+        lock.lock();
+        try {
+            long c;
+            long next;
+            do {
+                c = lvCtl();
+                if (sleeperCount == 0 || !wantsWaker(c)) {
+                    return false;
+                }
+                // Before the release: the wakee's stop must find itself counted. The JEC made
+                // sleepy, so that the next post moves it (see the proof).
+                next = c + ONE_SEARCHING - ONE_SLEEPING;
+                if ((next & JEC_SLEEPY) == 0) {
+                    next += JEC_ONE;
+                }
+            } while (!casCtl(c, next));
+            int index = sleepers[--sleeperCount];
+            Record r = records[index];
+            r.handOff = job; // published by the release's volatile write of r.parked
+            r.handOffJec = next >>> JEC_SHIFT;
+            r.handOffs++;
+            t = release(r, HANDED_OFF);
+        } finally {
+            lock.unlock();
+        }
+        LockSupport.unpark(t);
+        return true;
+    }
+
+    /**
+     * As {@link #stopSearching()}, for worker {@code index} woken with a job in hand: true if it
+     * must look at every queue and call {@link #wakeSearcher()} if it sees work, that is, if it
+     * was the last searcher while somebody sleeps and the JEC moved since its hand-off (else no
+     * post counted on it: see the proof).
+     */
+    public boolean stopSearchingAfterHandOff(int index) {
+        long c = (long) CTL.getAndAdd(this, -ONE_SEARCHING) - ONE_SEARCHING;
+        assert searching(c + ONE_SEARCHING) != 0 : "searcher count underflow: " + describe(c);
+        return wantsWaker(c) && (c >>> JEC_SHIFT) != records[index].handOffJec;
+    }
+
+    /**
+     * Worker {@code index}'s thread, after its sleep returned {@link #HANDED_OFF}: the job
+     * handed to it, which it must run. Read after the sleep saw its record released (a volatile
+     * read), which makes the waker's store visible.
+     */
+    public Runnable takeHandOff(int index) {
+        Record r = records[index];
+        Runnable job = r.handOff;
+        r.handOff = null; // no reference kept to a job that ran
+        return job;
     }
 
     /** Wakes worker {@code index} if it sleeps (its latch was set); not as a searcher. */
@@ -498,19 +630,23 @@ public final class Sleep extends SleepCtl {
     // ------------------------------------------------------------------ statistics
 
     /**
-     * Adds up the idle statistics of every worker: {@code [parks, wake-ups, parked nanoseconds]},
-     * the last including parks still under way. Takes the lock, briefly.
+     * Adds up the idle statistics of every worker: {@code [parks, wake-ups, parked nanoseconds,
+     * jobs handed off]}, the third including parks still under way. Takes the lock, briefly.
+     * A job's hand-off is counted under the lock before its worker is released, so a reading
+     * that follows the job's completion counts it.
      */
     public long[] idleTotals() {
         long parks = 0;
         long wakeups = 0;
         long nanos = 0;
+        long handOffs = 0;
         lock.lock();
         try {
             long now = System.nanoTime();
             for (Record r : records) {
                 parks += r.parks;
                 wakeups += r.wakeups;
+                handOffs += r.handOffs;
                 nanos += r.parkedNanos;
                 if (r.parked) {
                     nanos += Math.max(0L, now - r.parkStart);
@@ -519,7 +655,7 @@ public final class Sleep extends SleepCtl {
         } finally {
             lock.unlock();
         }
-        return new long[] {parks, wakeups, nanos};
+        return new long[] {parks, wakeups, nanos, handOffs};
     }
 
     /**

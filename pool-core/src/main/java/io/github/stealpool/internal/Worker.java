@@ -22,7 +22,8 @@ import java.util.function.BooleanSupplier;
  * {@code IdleStrategy}); then it stops searching, announces itself sleepy, searches once more,
  * and parks through {@link Sleep}, which proves that no job posted meanwhile is missed. A worker
  * refused as a searcher goes straight to the announcement. A worker woken for new work is a
- * searcher and starts the rounds again. A searcher that finds work stops searching at once; if
+ * searcher and starts the rounds again; one woken with a task in hand (a submitter from outside
+ * handed it over, {@link Sleep#tryHandOff}) stops searching and runs it, without a search. A searcher that finds work stops searching at once; if
  * it was the last one while others sleep, and it sees more work queued, it wakes the next
  * searcher ({@link #leaveSearch}): wake-ups spread from worker to worker, not from the
  * submitter.
@@ -331,7 +332,17 @@ public final class Worker implements Runnable {
                     } finally {
                         stats.setRunning(wasRunning);
                     }
-                    if (woken != Sleep.BACKED_OUT) {
+                    if (woken == Sleep.HANDED_OFF) {
+                        // A task handed to us as we were woken: run it now, before anything
+                        // else, even if our latch is set or we are interrupted meanwhile, as
+                        // nobody else will (Scheduler, "Nothing lost", rule 1).
+                        Runnable handed = s.sleep.takeHandOff(index);
+                        slept = true;
+                        leaveHandOffSearch();
+                        runNested(handed);
+                        stats.incCompleted();
+                        round = -1;
+                    } else if (woken != Sleep.BACKED_OUT) {
                         slept = true;
                         searching = woken == Sleep.WOKEN_TO_SEARCH;
                         round = -1;
@@ -532,6 +543,13 @@ public final class Worker implements Runnable {
                 s.aboutToPark(this);
                 int woken = spare ? s.sleep.sleepAtMost(index, jec, s.spareKeepAliveNanos)
                         : s.sleep.sleep(index, jec);
+                if (woken == Sleep.HANDED_OFF) {
+                    // Woken with a task in hand: ours to run, whatever the run state (Scheduler,
+                    // "Nothing lost", rule 1). Counted as a searcher by the waker; stop first.
+                    Runnable handed = s.sleep.takeHandOff(index);
+                    leaveHandOffSearch();
+                    return handed;
+                }
                 keptAliveInVain = woken == Sleep.TIMED_OUT;
                 // Woken for new work: search from the first round. Woken otherwise (shutdown),
                 // backed out because a job was posted, or out of time: search once, then
@@ -558,6 +576,18 @@ public final class Worker implements Runnable {
             if (handOn && s.hasQueuedWork()) {
                 s.sleep.wakeSearcher();
             }
+        }
+    }
+
+    /**
+     * As {@link #leaveSearch}, for a worker woken with a task in hand, which its waker counted
+     * as searching: it looks at the queues only if a post may have counted on it since its
+     * hand-off (Sleep, "Handing a job to the worker woken for it").
+     */
+    private void leaveHandOffSearch() {
+        Scheduler s = scheduler;
+        if (s.sleep.stopSearchingAfterHandOff(index) && s.hasQueuedWork()) {
+            s.sleep.wakeSearcher();
         }
     }
 

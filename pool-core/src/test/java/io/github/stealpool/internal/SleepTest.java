@@ -234,6 +234,157 @@ class SleepTest {
     }
 
     /** Starts one thread per worker index that sleeps until woken; returns once all are blocked. */
+    /** Starts sleepers 0 to n - 1 one at a time, so the last is on top of the stack. */
+    private static List<Thread> startReceivers(Sleep sleep, int n, List<List<Object>> received) {
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            threads.add(startReceiver(sleep, i, received));
+            int asleep = i + 1;
+            await().atMost(HANG).until(() -> sleep.sleepingWorkers() == asleep);
+        }
+        return threads;
+    }
+
+    /**
+     * A sleeper that records, once woken, {@code [its index, how it was woken, the job handed
+     * to it or null]}.
+     */
+    private static Thread startReceiver(Sleep sleep, int index, List<List<Object>> received) {
+        Thread t = new Thread(() -> {
+            int how;
+            while ((how = sleep.sleep(index, sleep.announceSleepy())) == Sleep.BACKED_OUT) {
+                Thread.onSpinWait();
+            }
+            Object job = how == Sleep.HANDED_OFF ? sleep.takeHandOff(index) : "none";
+            received.add(List.of(index, how, job));
+        }, "receiver-" + index);
+        t.start();
+        return t;
+    }
+
+    private static void wakeAllAndJoin(Sleep sleep, List<Thread> threads) throws InterruptedException {
+        sleep.wakeAll();
+        for (Thread t : threads) {
+            t.join(TimeUnit.SECONDS.toMillis(30));
+            assertFalse(t.isAlive());
+        }
+    }
+
+    @Test
+    void aHandOffWakesTheLastSleeperWithTheJobCountedAsASearcher() throws Exception {
+        Sleep sleep = new Sleep(3, () -> false);
+        List<List<Object>> received = new CopyOnWriteArrayList<>();
+        List<Thread> threads = startReceivers(sleep, 3, received);
+        Runnable job = () -> { };
+        assertTrue(sleep.tryHandOff(job));
+        assertEquals(2, sleep.sleepingWorkers());
+        assertEquals(1, sleep.searchingWorkers(), "counted as searching before it is released");
+        await().atMost(HANG).until(() -> received.size() == 1);
+        assertEquals(List.of(2, Sleep.HANDED_OFF, job), received.get(0));
+        assertFalse(sleep.tryHandOff(() -> { }), "somebody searches: no second hand-off");
+        sleep.notifyNewJob();
+        assertEquals(2, sleep.sleepingWorkers(), "nor a wake-up: the searcher stands for the post");
+        assertTrue(sleep.stopSearchingAfterHandOff(2), "a job was posted since the hand-off: look");
+        assertEquals(0, sleep.searchingWorkers());
+        assertEquals(1, sleep.idleTotals()[3], "hand-offs counted");
+        wakeAllAndJoin(sleep, threads);
+    }
+
+    @Test
+    void aHandOffNeedsASleeperAndNobodySearching() throws Exception {
+        Sleep sleep = new Sleep(2, () -> false);
+        assertFalse(sleep.tryHandOff(() -> { }), "nobody asleep");
+        List<List<Object>> received = new CopyOnWriteArrayList<>();
+        List<Thread> threads = startReceivers(sleep, 1, received);
+        assertTrue(sleep.tryStartSearching());
+        assertFalse(sleep.tryHandOff(() -> { }), "somebody searches");
+        assertEquals(1, sleep.sleepingWorkers());
+        assertTrue(sleep.stopSearching());
+        assertEquals(0, sleep.idleTotals()[3]);
+        wakeAllAndJoin(sleep, threads);
+        assertEquals(List.of(List.of(0, Sleep.WOKEN, "none")), received);
+    }
+
+    @Test
+    void aWorkerWokenWithAJobSkipsTheLookWhenNothingWasPostedSince() throws Exception {
+        Sleep sleep = new Sleep(2, () -> false);
+        List<List<Object>> received = new CopyOnWriteArrayList<>();
+        List<Thread> threads = startReceivers(sleep, 2, received);
+        assertTrue(sleep.tryHandOff(() -> { }));
+        await().atMost(HANG).until(() -> received.size() == 1);
+        assertFalse(sleep.stopSearchingAfterHandOff(1), "no post counted on it");
+        assertEquals(0, sleep.searchingWorkers());
+        assertEquals(1, sleep.sleepingWorkers());
+        wakeAllAndJoin(sleep, threads);
+    }
+
+    /**
+     * The interleaving the hand-off's proof (fifth case) needs {@code wakeOne} for: a post reads
+     * the counters (nobody searching, somebody asleep, the JEC not sleepy, so it moves nothing),
+     * then another thread hands a job to the top sleeper, then the post goes on to wake a
+     * sleeper, finds the handed worker searching under the lock and wakes nobody. The handed
+     * worker must then look at the queues, though nothing moved the JEC before the post's wake.
+     */
+    @Test
+    void aPostThatReadBeforeAHandOffAndThenFoundItsWorkerSearchingMakesThatWorkerLook() throws Exception {
+        Sleep sleep = new Sleep(2, () -> false);
+        List<List<Object>> received = new CopyOnWriteArrayList<>();
+        List<Thread> threads = startReceivers(sleep, 2, received);
+        // Make the JEC even: a post while somebody searches moves it and wakes nobody.
+        assertTrue(sleep.tryStartSearching());
+        sleep.notifyNewJob();
+        assertTrue(sleep.stopSearching()); // (its look finds nothing: that job was taken)
+        assertFalse(sleep.toString().contains("sleepy"), sleep.toString());
+        long postRead = sleep.readUnderLock(); // the post's read: nobody searching, two asleep
+        assertTrue(sleep.tryHandOff(() -> { })); // the hand-off, to worker 1
+        sleep.notifySlow(postRead); // the post goes on: finds worker 1 searching, wakes nobody
+        assertEquals(1, sleep.sleepingWorkers());
+        assertTrue(sleep.stopSearchingAfterHandOff(1), "the post counted on worker 1: it must look");
+        wakeAllAndJoin(sleep, threads);
+    }
+
+    /**
+     * A post after the hand-off, with the JEC not sleepy before it: the hand-off made it sleepy,
+     * so the post moves it and the handed worker looks.
+     */
+    @Test
+    void aPostAfterAHandOffMakesItsWorkerLookThoughNobodyWasSleepy() throws Exception {
+        Sleep sleep = new Sleep(2, () -> false);
+        List<List<Object>> received = new CopyOnWriteArrayList<>();
+        List<Thread> threads = startReceivers(sleep, 2, received);
+        assertTrue(sleep.tryStartSearching());
+        sleep.notifyNewJob();
+        assertTrue(sleep.stopSearching());
+        assertFalse(sleep.toString().contains("sleepy"), sleep.toString());
+        assertTrue(sleep.tryHandOff(() -> { }));
+        sleep.notifyNewJob(); // sees worker 1 searching: wakes nobody
+        assertEquals(1, sleep.sleepingWorkers());
+        assertTrue(sleep.stopSearchingAfterHandOff(1), "the post counted on worker 1: it must look");
+        wakeAllAndJoin(sleep, threads);
+    }
+
+    /** As above, but the handed worker stops before the post wakes: then the post wakes a sleeper itself. */
+    @Test
+    void aPostThatReadBeforeAHandOffWakesASleeperIfItsWorkerStoppedFirst() throws Exception {
+        Sleep sleep = new Sleep(2, () -> false);
+        List<List<Object>> received = new CopyOnWriteArrayList<>();
+        List<Thread> threads = startReceivers(sleep, 2, received);
+        assertTrue(sleep.tryStartSearching());
+        sleep.notifyNewJob();
+        assertTrue(sleep.stopSearching());
+        long postRead = sleep.readUnderLock();
+        assertTrue(sleep.tryHandOff(() -> { }));
+        assertFalse(sleep.stopSearchingAfterHandOff(1), "nothing moved the JEC yet: no look");
+        sleep.notifySlow(postRead); // nobody searches now: the post wakes worker 0
+        assertEquals(0, sleep.sleepingWorkers());
+        assertEquals(1, sleep.searchingWorkers());
+        await().atMost(HANG).until(() -> received.size() == 2);
+        assertTrue(received.contains(List.of(0, Sleep.WOKEN_TO_SEARCH, "none")), received.toString());
+        for (Thread t : threads) {
+            t.join(TimeUnit.SECONDS.toMillis(30));
+        }
+    }
+
     private static List<Thread> startSleepers(Sleep sleep, int n, List<Integer> woken) {
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < n; i++) {

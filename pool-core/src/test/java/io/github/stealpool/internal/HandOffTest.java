@@ -1,0 +1,122 @@
+package io.github.stealpool.internal;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.stealpool.PoolStats;
+import io.github.stealpool.Task;
+import io.github.stealpool.WorkStealingPool;
+import java.lang.reflect.Field;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A task from outside handed to the idle worker woken for it (Sleep, "Handing a job to the
+ * worker woken for it"), in a real pool: it runs, it is counted, a post that comes while it runs
+ * still finds a worker, and a worker asleep inside a join runs what it is handed.
+ */
+class HandOffTest {
+
+    private static final Duration HANG = Duration.ofSeconds(60);
+
+    private static Scheduler schedulerOf(WorkStealingPool pool) throws ReflectiveOperationException {
+        Field f = WorkStealingPool.class.getDeclaredField("scheduler");
+        f.setAccessible(true);
+        return (Scheduler) f.get(pool);
+    }
+
+    private static long handOffs(Scheduler s) {
+        return s.sleep.idleTotals()[3];
+    }
+
+    private static void awaitAsleep(Scheduler s, int workers) {
+        await().atMost(HANG).until(() -> s.sleepingWorkers() == workers);
+    }
+
+    @Test
+    void anOutsideTaskGoesStraightToTheIdleWorkerItWakesAndIsCounted() throws Exception {
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).daemon(true).build()) {
+            Scheduler s = schedulerOf(pool);
+            awaitAsleep(s, 2);
+            AtomicReference<Thread> ranOn = new AtomicReference<>();
+            CountDownLatch ran = new CountDownLatch(1);
+            pool.execute(() -> {
+                ranOn.set(Thread.currentThread());
+                ran.countDown();
+            });
+            assertEquals(1, handOffs(s), "nobody searched and both slept: handed off");
+            assertEquals(0, s.injection.size(), "never queued");
+            assertTrue(ran.await(HANG.toSeconds(), TimeUnit.SECONDS));
+            assertTrue(ranOn.get() instanceof WorkerThread);
+            await().atMost(HANG).until(() -> pool.stats().completedTasks() == 1);
+            PoolStats stats = pool.stats();
+            assertEquals(1, stats.externalSubmissions(), stats.toString());
+            assertEquals(1, stats.submittedTasks(), stats.toString());
+        }
+    }
+
+    /**
+     * The first task goes to a worker and blocks there until the second has run; the second
+     * comes while the handed worker counts as searching, so it wakes nobody itself: the handed
+     * worker must look at the queues when it stops searching, before it runs its task, and wake
+     * the other worker. Otherwise the second task would wait for the first, which waits for it.
+     */
+    @Test
+    void aPostWhileAHandedWorkerIsOnItsWayStillReachesTheOtherWorker() throws Exception {
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).daemon(true).build()) {
+            Scheduler s = schedulerOf(pool);
+            for (int round = 0; round < 300; round++) {
+                awaitAsleep(s, 2);
+                long before = handOffs(s);
+                CountDownLatch second = new CountDownLatch(1);
+                Future<Boolean> first = pool.submit(() -> second.await(HANG.toSeconds(), TimeUnit.SECONDS));
+                pool.execute(second::countDown);
+                assertTrue(first.get(HANG.toSeconds(), TimeUnit.SECONDS), "round " + round);
+                assertTrue(handOffs(s) > before, "the first task was handed off");
+            }
+        }
+    }
+
+    /**
+     * A worker asleep inside a join is on the same stack as idle ones. Handed a task, it runs it
+     * on top of the joining task, as it would a task it found, and then still gets its join.
+     */
+    @Test
+    void aWorkerAsleepInAJoinRunsATaskHandedToIt() throws Exception {
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).daemon(true).build()) {
+            Scheduler s = schedulerOf(pool);
+            awaitAsleep(s, 2);
+            CountDownLatch stolen = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            AtomicReference<Thread> joiner = new AtomicReference<>();
+            AtomicReference<Thread> handedRanOn = new AtomicReference<>();
+            Future<String> outer = pool.submit(() -> {
+                joiner.set(Thread.currentThread());
+                Task<String> blocked = Task.adapt(() -> {
+                    stolen.countDown();
+                    release.await(HANG.toSeconds(), TimeUnit.SECONDS);
+                    return "joined";
+                }).fork();
+                // Wait until the other worker has stolen it, so the join cannot take it back.
+                stolen.await(HANG.toSeconds(), TimeUnit.SECONDS);
+                return blocked.join();
+            });
+            assertTrue(stolen.await(HANG.toSeconds(), TimeUnit.SECONDS));
+            awaitAsleep(s, 1); // the joiner, with nothing to help with
+            long before = handOffs(s);
+            pool.execute(() -> {
+                handedRanOn.set(Thread.currentThread());
+                release.countDown();
+            });
+            assertEquals(before + 1, handOffs(s), "handed to the joiner, the only sleeper");
+            assertEquals("joined", outer.get(HANG.toSeconds(), TimeUnit.SECONDS));
+            assertSame(joiner.get(), handedRanOn.get(), "run by the joiner, inside its join");
+        }
+    }
+}
