@@ -35,7 +35,8 @@ import java.time.Duration;
  *                            {@code CompletableFuture.supplyAsync} step or a
  *                            {@code FutureTask}, does not count
  * @param externalSubmissions tasks submitted from threads outside the pool (through the
- *                            injection queue)
+ *                            injection queue, or handed straight to a parked worker woken for
+ *                            them)
  * @param workerSubmissions   tasks submitted by the pool's own workers: {@code execute} or
  *                            {@code submit} inside a task, {@code fork}, {@code join}, scopes and
  *                            range loops

@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * A task submitted by one of this pool's workers is pushed on that worker's deque; any other
  * thread's task goes to the {@link InjectionQueue}. Either way the submitter then calls
  * {@link Sleep#notifyNewJob()}, after a sequentially consistent publication (the queue's CAS, or
- * a full fence after the deque's release store), as the sleep protocol requires.
+ * a full fence after the deque's release store), as the sleep protocol requires. One exception:
+ * a task from outside that finds nobody searching and an idle worker parked is handed to that
+ * worker as it is woken ({@link Sleep#tryHandOff}), and never queued.
  *
  * <h2>Life cycle</h2>
  * {@code runState} moves only forward: RUNNING, SHUTDOWN (no new tasks; queued ones run),
@@ -38,7 +40,11 @@ import org.slf4j.LoggerFactory;
  * "Accepted" means {@code execute} returned normally. Each task sits in at most one place at a
  * time: a stripe of the injection queue, a deque, or the hands of exactly one thread, and every
  * move between places takes it out with an atomic step (a stripe poll under the stripe's lock, a
- * deque pop or a steal's CAS) that only one thread can win. So "exactly once" reduces to "at
+ * deque pop or a steal's CAS) that only one thread can win. A hand-off moves a task from its
+ * submitter's hands to those of the parked worker it wakes, under Sleep's lock, which pops that
+ * worker off the sleepers' stack once; the worker runs it whatever the run state (rule 1: it
+ * took it), and a worker whose sleep record was released always returns from its sleep with
+ * it, interrupted, out of time or not. So "exactly once" reduces to "at
  * least once": no task may end in a place that nobody will ever look at, or in the hands of a
  * thread that will neither run it nor hand it back. The rules that give that:
  * <ol>
@@ -66,7 +72,9 @@ import org.slf4j.LoggerFactory;
  *       would ever run or cancel them, and their joiner would wait forever).</li>
  * </ol>
  * <b>Submissions racing with shutdown.</b> A submitter checks {@code runState} before it
- * publishes (to reject tasks that come after shutdown) and again after: a volatile read after a
+ * publishes (to reject tasks that come after shutdown) and, unless it handed its task to a
+ * worker (which needs no second look: that worker runs it, as one that took it from a queue
+ * just before STOP would), again after: a volatile read after a
  * sequentially consistent publication (the queue's CAS, or a full fence after the deque's
  * release store), against {@code shutdownNow}'s volatile store of STOP followed by its sweep's
  * volatile reads of the same queues (Dekker). If the second check sees RUNNING, the publication
@@ -491,9 +499,9 @@ public final class Scheduler {
         }
         TaskTimer timer = taskTimer;
         Runnable queued = timer == null ? task : injection.forTiming(task, timer);
-        // With nobody searching and somebody asleep, the task goes straight to the worker
-        // woken for it: that worker runs it whatever the run state ("Nothing lost", rule 1;
-        // Sleep, "Handing a job to the worker woken for it").
+        // With nobody searching and an idle worker asleep, the task goes straight to the worker
+        // woken for it, which runs it whatever the run state (see "Nothing lost": a hand-off
+        // moves it into that worker's hands; Sleep, "Handing a job to the worker woken for it").
         if (sleep.tryHandOff(queued)) {
             return;
         }

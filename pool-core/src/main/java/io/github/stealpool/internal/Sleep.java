@@ -9,7 +9,8 @@ import java.util.function.BooleanSupplier;
 /**
  * Puts idle workers to sleep and wakes them when work arrives: no lost wake-ups, at most one
  * wake-up in flight for a stream of new jobs, and one volatile read per new job while nobody
- * sleeps or while some worker is already looking for work.
+ * sleeps or while some worker is already looking for work (the first post after a worker
+ * announced it is sleepy, or after a hand-off, moves the JEC with a CAS).
  *
  * <h2>State</h2>
  * One word, {@link #ctl}, after Rayon's sleep module ({@code rayon-core/src/sleep}) and tokio's
@@ -17,7 +18,8 @@ import java.util.function.BooleanSupplier;
  * <pre>
  *   bits 63..32  JEC, the jobs-event counter: bumped when a job is posted while some worker is
  *                sleepy. Its low bit (bit 32) is set ("sleepy") when a worker announced it is
- *                about to sleep and no job has been posted since.
+ *                about to sleep, or a job was handed off (see there), and no job has been
+ *                posted since. It only grows; a waker that finds a searcher moves it by two.
  *   bits 31..16  searching: workers awake and looking for work, not running a task
  *   bits 15..0   sleeping: workers counted as asleep (not yet woken)
  * </pre>
@@ -57,7 +59,9 @@ import java.util.function.BooleanSupplier;
  *
  * <h2>Handing a job to the worker woken for it</h2>
  * A thread outside the pool with a job to post, that sees nobody searching and somebody asleep,
- * may give the job to the sleeper it wakes instead of queueing it ({@link #tryHandOff}): under
+ * may give the job to the sleeper it wakes instead of queueing it ({@link #tryHandOff}), if that
+ * sleeper is an idle worker (not one asleep inside a join, which must look at its latch first
+ * when woken: its join may be done, and a handed job would then run on top of it): under
  * the lock it pops the sleeper, and in one CAS on {@code ctl} (whose witness counts no searcher)
  * counts it as searching, uncounts it as sleeping and makes the JEC sleepy if it is not; it
  * stores the job and that JEC in the sleeper's record and releases it. The sleeper's
@@ -65,15 +69,15 @@ import java.util.function.BooleanSupplier;
  * searching ({@link #stopSearchingAfterHandOff}) before it runs the job. Why: a worker coming out
  * of a long sleep finds nothing in its caches, and on a virtual machine not even its page
  * mappings, so every queue it reads on its way to the job costs microseconds; woken with the job
- * in hand it reads none (on 2 cores, after 2 ms idle, the wake-up drops from about 1.5x
- * {@code ForkJoinPool}'s to about the same; see the README). A job handed off is in the hands of
+ * in hand it reads none (on 2 cores, after 2 ms idle, the wake-up went from 1.43-1.57x
+ * {@code ForkJoinPool}'s to 1.10-1.14x; see the README). A job handed off is in the hands of
  * one thread from the moment its record is released: a sleeper whose record was released always
  * returns from {@link #sleep} with what the waker said, even if it was interrupted or out of
  * time, so the job is run (Scheduler, "Nothing lost", rule 1). It is never queued, so the proof
  * below, about queued jobs, needs only one addition: such a worker searches nowhere before its
- * job, and it looks at every queue as it stops only if the JEC moved since its hand-off (case
- * five below says why that is enough); the look it saves is most of what is left of a lone
- * wake-up.
+ * job, and as it stops it looks at every queue only if it is the last searcher while somebody
+ * sleeps (as any searcher) and the JEC moved since its hand-off (case five below says why that
+ * is enough); the look it saves is most of what is left of a lone wake-up.
  *
  * <h2>Why no job is left behind while a worker sleeps (proof sketch)</h2>
  * Every access to {@code ctl} is a volatile read or an atomic update, and a poster's publication
@@ -193,6 +197,8 @@ public final class Sleep extends SleepCtl {
         Runnable handOff;
         /** The JEC the hand-off left, sleepy: a different one later means a post came since. */
         long handOffJec;
+        /** Asleep as an idle worker, not inside a join: a job may be handed to it. */
+        boolean takesHandOff;
         Thread thread;
         long parks;
         long wakeups;
@@ -316,7 +322,7 @@ public final class Sleep extends SleepCtl {
      * @return {@link #BACKED_OUT}, {@link #WOKEN}, {@link #WOKEN_TO_SEARCH} or {@link #HANDED_OFF}
      */
     public int sleep(int index, long jecSnapshot) {
-        return sleep(index, jecSnapshot, mustNotSleep, false);
+        return sleep(index, jecSnapshot, mustNotSleep, false, 0L, true);
     }
 
     /**
@@ -326,7 +332,7 @@ public final class Sleep extends SleepCtl {
      * worker's last look at the latch and its blocking.
      */
     public int sleep(int index, long jecSnapshot, BooleanSupplier abort) {
-        return sleep(index, jecSnapshot, abort, false);
+        return sleep(index, jecSnapshot, abort, false, 0L, false);
     }
 
     /**
@@ -335,7 +341,7 @@ public final class Sleep extends SleepCtl {
      * set for the caller.
      */
     public int sleep(int index, long jecSnapshot, BooleanSupplier abort, boolean interruptible) {
-        return sleep(index, jecSnapshot, abort, interruptible, 0L);
+        return sleep(index, jecSnapshot, abort, interruptible, 0L, false);
     }
 
     /**
@@ -351,11 +357,12 @@ public final class Sleep extends SleepCtl {
         if (nanos <= 0L) {
             throw new IllegalArgumentException("nanos must be positive: " + nanos);
         }
-        return sleep(index, jecSnapshot, mustNotSleep, false, nanos);
+        return sleep(index, jecSnapshot, mustNotSleep, false, nanos, true);
     }
 
+    /** {@code takesHandOff}: an idle worker's sleep, not one inside a join (see the hand-off). */
     private int sleep(int index, long jecSnapshot, BooleanSupplier abort, boolean interruptible,
-                      long nanos) {
+                      long nanos, boolean takesHandOff) {
         Record r = records[index];
         lock.lock();
         try {
@@ -373,6 +380,7 @@ public final class Sleep extends SleepCtl {
                 return BACKED_OUT;
             }
             r.thread = Thread.currentThread();
+            r.takesHandOff = takesHandOff;
             r.parks++;
             r.parkStart = System.nanoTime();
             sleepers[sleeperCount++] = index;
@@ -504,9 +512,9 @@ public final class Sleep extends SleepCtl {
 
     /**
      * Called by a thread outside the pool with {@code job} to post, before it publishes it
-     * anywhere: if nobody searches and somebody sleeps, wakes the most recent sleeper with the
-     * job in hand, counted as searching (see "Handing a job to the worker woken for it"), and
-     * returns true; the job is then that worker's. Otherwise returns false and the caller posts
+     * anywhere: if nobody searches and the most recent sleeper is an idle worker (not one asleep
+     * inside a join), wakes it with the job in hand, counted as searching (see "Handing a job to
+     * the worker woken for it"), and returns true; the job is then that worker's. Otherwise returns false and the caller posts
      * the job as usual. While somebody searches or nobody sleeps this is one volatile read.
      */
     public boolean tryHandOff(Runnable job) {
@@ -518,9 +526,12 @@ public final class Sleep extends SleepCtl {
         try {
             long c;
             long next;
+            if (sleeperCount == 0 || !records[sleepers[sleeperCount - 1]].takesHandOff) {
+                return false; // asleep in a join: woken as usual, it looks at its latch first
+            }
             do {
                 c = lvCtl();
-                if (sleeperCount == 0 || !wantsWaker(c)) {
+                if (!wantsWaker(c)) {
                     return false;
                 }
                 // Before the release: the wakee's stop must find itself counted. The JEC made

@@ -23,7 +23,8 @@ import java.util.function.BooleanSupplier;
  * and parks through {@link Sleep}, which proves that no job posted meanwhile is missed. A worker
  * refused as a searcher goes straight to the announcement. A worker woken for new work is a
  * searcher and starts the rounds again; one woken with a task in hand (a submitter from outside
- * handed it over, {@link Sleep#tryHandOff}) stops searching and runs it, without a search. A searcher that finds work stops searching at once; if
+ * handed it over, {@link Sleep#tryHandOff}) stops searching and runs it, without a search. A
+ * worker asleep inside a join is never handed a task: woken, it looks at its latch first. A searcher that finds work stops searching at once; if
  * it was the last one while others sleep, and it sees more work queued, it wakes the next
  * searcher ({@link #leaveSearch}): wake-ups spread from worker to worker, not from the
  * submitter.
@@ -332,17 +333,8 @@ public final class Worker implements Runnable {
                     } finally {
                         stats.setRunning(wasRunning);
                     }
-                    if (woken == Sleep.HANDED_OFF) {
-                        // A task handed to us as we were woken: run it now, before anything
-                        // else, even if our latch is set or we are interrupted meanwhile, as
-                        // nobody else will (Scheduler, "Nothing lost", rule 1).
-                        Runnable handed = s.sleep.takeHandOff(index);
-                        slept = true;
-                        leaveHandOffSearch();
-                        runNested(handed);
-                        stats.incCompleted();
-                        round = -1;
-                    } else if (woken != Sleep.BACKED_OUT) {
+                    assert woken != Sleep.HANDED_OFF : "a task handed to a worker asleep in a join";
+                    if (woken != Sleep.BACKED_OUT) {
                         slept = true;
                         searching = woken == Sleep.WOKEN_TO_SEARCH;
                         round = -1;

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A task from outside handed to the idle worker woken for it (Sleep, "Handing a job to the
  * worker woken for it"), in a real pool: it runs, it is counted, a post that comes while it runs
- * still finds a worker, and a worker asleep inside a join runs what it is handed.
+ * still finds a worker, and a worker asleep inside a join is woken as before, not handed a task.
  */
 class HandOffTest {
 
@@ -84,18 +84,20 @@ class HandOffTest {
     }
 
     /**
-     * A worker asleep inside a join is on the same stack as idle ones. Handed a task, it runs it
-     * on top of the joining task, as it would a task it found, and then still gets its join.
+     * A worker asleep inside a join is on the same stack as idle ones, but is never handed a
+     * task: woken, it must look at its latch first (its join may be done, and a task run on top
+     * of it could wait for what the joining task goes on to do). The task is queued and the
+     * joiner, woken to search, finds it, as before hand-offs.
      */
     @Test
-    void aWorkerAsleepInAJoinRunsATaskHandedToIt() throws Exception {
+    void aWorkerAsleepInAJoinIsWokenToSearchNotHandedATask() throws Exception {
         try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).daemon(true).build()) {
             Scheduler s = schedulerOf(pool);
             awaitAsleep(s, 2);
             CountDownLatch stolen = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             AtomicReference<Thread> joiner = new AtomicReference<>();
-            AtomicReference<Thread> handedRanOn = new AtomicReference<>();
+            AtomicReference<Thread> postedRanOn = new AtomicReference<>();
             Future<String> outer = pool.submit(() -> {
                 joiner.set(Thread.currentThread());
                 Task<String> blocked = Task.adapt(() -> {
@@ -111,12 +113,13 @@ class HandOffTest {
             awaitAsleep(s, 1); // the joiner, with nothing to help with
             long before = handOffs(s);
             pool.execute(() -> {
-                handedRanOn.set(Thread.currentThread());
+                postedRanOn.set(Thread.currentThread());
                 release.countDown();
             });
-            assertEquals(before + 1, handOffs(s), "handed to the joiner, the only sleeper");
+            assertEquals(before, handOffs(s), "not handed to a worker asleep in a join");
             assertEquals("joined", outer.get(HANG.toSeconds(), TimeUnit.SECONDS));
-            assertSame(joiner.get(), handedRanOn.get(), "run by the joiner, inside its join");
+            assertTrue(release.getCount() == 0, "the posted task ran");
+            assertSame(joiner.get(), postedRanOn.get(), "found by the joiner, the only free worker");
         }
     }
 }

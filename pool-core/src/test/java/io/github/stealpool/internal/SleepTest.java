@@ -233,7 +233,6 @@ class SleepTest {
         assertThrows(IllegalArgumentException.class, () -> new Sleep(0, () -> false));
     }
 
-    /** Starts one thread per worker index that sleeps until woken; returns once all are blocked. */
     /** Starts sleepers 0 to n - 1 one at a time, so the last is on top of the stack. */
     private static List<Thread> startReceivers(Sleep sleep, int n, List<List<Object>> received) {
         List<Thread> threads = new ArrayList<>();
@@ -303,6 +302,31 @@ class SleepTest {
         assertEquals(0, sleep.idleTotals()[3]);
         wakeAllAndJoin(sleep, threads);
         assertEquals(List.of(List.of(0, Sleep.WOKEN, "none")), received);
+    }
+
+    @Test
+    void aWorkerAsleepInAJoinIsNeverHandedAJob() throws Exception {
+        Sleep sleep = new Sleep(2, () -> false);
+        List<List<Object>> received = new CopyOnWriteArrayList<>();
+        List<Thread> threads = startReceivers(sleep, 1, received); // worker 0, idle
+        Thread joiner = new Thread(() -> { // worker 1, asleep in a join, on top of the stack
+            int how;
+            while ((how = sleep.sleep(1, sleep.announceSleepy(), () -> false)) == Sleep.BACKED_OUT) {
+                Thread.onSpinWait();
+            }
+            received.add(List.of(1, how, "none"));
+        }, "joiner");
+        joiner.start();
+        threads.add(joiner);
+        await().atMost(HANG).until(() -> sleep.sleepingWorkers() == 2);
+        assertFalse(sleep.tryHandOff(() -> { }), "the top sleeper is in a join");
+        assertEquals(2, sleep.sleepingWorkers());
+        assertEquals(0, sleep.idleTotals()[3]);
+        sleep.notifyNewJob(); // the job queued instead: the joiner is woken to search
+        await().atMost(HANG).until(() -> received.size() == 1);
+        assertEquals(List.of(1, Sleep.WOKEN_TO_SEARCH, "none"), received.get(0));
+        assertTrue(sleep.stopSearching());
+        wakeAllAndJoin(sleep, threads);
     }
 
     @Test
@@ -385,6 +409,7 @@ class SleepTest {
         }
     }
 
+    /** Starts one thread per worker index that sleeps until woken; returns once all are blocked. */
     private static List<Thread> startSleepers(Sleep sleep, int n, List<Integer> woken) {
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < n; i++) {
