@@ -58,9 +58,9 @@ import java.util.function.BooleanSupplier;
  * that nobody is searching, so racing posters wake one worker, not one each.
  *
  * <h2>Handing a job to the worker woken for it</h2>
- * A thread outside the pool with a job to post, that sees nobody searching and somebody asleep,
- * may give the job to the sleeper it wakes instead of queueing it ({@link #tryHandOff}), if that
- * sleeper is an idle worker (not one asleep inside a join, which must look at its latch first
+ * A thread outside the pool with a job to post, that finds every worker asleep (the pool idle),
+ * may give the job to the sleeper it wakes instead of queueing it ({@link #tryHandOff}), if
+ * nobody searches and that sleeper is an idle worker (not one asleep inside a join, which must look at its latch first
  * when woken: its join may be done, and a handed job would then run on top of it): under
  * the lock it pops the sleeper, and in one CAS on {@code ctl} (whose witness counts no searcher)
  * counts it as searching, uncounts it as sleeping and makes the JEC sleepy if it is not; it
@@ -212,6 +212,12 @@ public final class Sleep extends SleepCtl {
     /** Sleeping workers' indexes, the most recent on top. Guarded by lock. */
     private final int[] sleepers;
     private int sleeperCount; // guarded by lock
+    /**
+     * Whether every one of the pool's {@link #workers} sleeps: the submitter's first look
+     * before a hand-off. Written under the lock, and only when it changes, so that submitters
+     * to a busy pool read a line nobody writes (see "Handing a job to the worker woken for it").
+     */
+    private final AllAsleep allAsleep = new AllAsleep();
     /** The pool's parallelism: at most half of it searches at once. */
     private final int workers;
     private final BooleanSupplier mustNotSleep;
@@ -384,6 +390,7 @@ public final class Sleep extends SleepCtl {
             r.parks++;
             r.parkStart = System.nanoTime();
             sleepers[sleeperCount++] = index;
+            sleepersChanged();
             r.parked = true;
         } finally {
             lock.unlock();
@@ -501,6 +508,7 @@ public final class Sleep extends SleepCtl {
                 }
             }
             int index = sleepers[--sleeperCount];
+            sleepersChanged();
             // Before the flag is cleared: the wakee's stopSearching must find itself counted.
             CTL.getAndAdd(this, ONE_SEARCHING - ONE_SLEEPING);
             t = release(records[index], WOKEN_TO_SEARCH);
@@ -518,7 +526,7 @@ public final class Sleep extends SleepCtl {
      * the job as usual. While somebody searches or nobody sleeps this is one volatile read.
      */
     public boolean tryHandOff(Runnable job) {
-        if (!wantsWaker(lvCtl())) {
+        if (!allAsleep.value) {
             return false;
         }
         Thread t;
@@ -542,6 +550,7 @@ public final class Sleep extends SleepCtl {
                 }
             } while (!casCtl(c, next));
             int index = sleepers[--sleeperCount];
+            sleepersChanged();
             Record r = records[index];
             r.handOff = job; // published by the release's volatile write of r.parked
             r.handOffJec = next >>> JEC_SHIFT;
@@ -552,6 +561,14 @@ public final class Sleep extends SleepCtl {
         }
         LockSupport.unpark(t);
         return true;
+    }
+
+    /** Under the lock, after the stack changed: keeps {@link #allAsleep} current. */
+    private void sleepersChanged() {
+        boolean all = sleeperCount >= workers;
+        if (allAsleep.value != all) {
+            allAsleep.value = all;
+        }
     }
 
     /**
@@ -607,6 +624,7 @@ public final class Sleep extends SleepCtl {
                 CTL.getAndAdd(this, -ONE_SLEEPING);
                 woken[k] = release(records[index], WOKEN);
             }
+            sleepersChanged();
         } finally {
             lock.unlock();
         }
@@ -636,6 +654,7 @@ public final class Sleep extends SleepCtl {
         }
         System.arraycopy(sleepers, k + 1, sleepers, k, sleeperCount - 1 - k);
         sleeperCount--;
+        sleepersChanged();
     }
 
     // ------------------------------------------------------------------ statistics
@@ -723,6 +742,26 @@ abstract class SleepCtlField extends SleepPad0 {
 
 /** Padding after {@code ctl}. */
 abstract class SleepCtl extends SleepCtlField {
+    long p10, p11, p12, p13, p14, p15, p16, p17;
+    long p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
+}
+
+/** Padding before {@link AllAsleep}'s flag. */
+abstract class AllAsleepPad0 {
+    long p00, p01, p02, p03, p04, p05, p06, p07;
+    long p08, p09, p0a, p0b, p0c, p0d, p0e, p0f;
+}
+
+/** The flag. */
+abstract class AllAsleepField extends AllAsleepPad0 {
+    volatile boolean value;
+}
+
+/**
+ * Whether every worker sleeps (Sleep's {@code allAsleep}), on cache lines of its own: it
+ * changes only when the pool goes idle or wakes, and submitters read it on every submission.
+ */
+final class AllAsleep extends AllAsleepField {
     long p10, p11, p12, p13, p14, p15, p16, p17;
     long p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
 }
