@@ -563,6 +563,16 @@ public final class Sleep extends SleepCtl {
         return true;
     }
 
+    /**
+     * Worker {@code index}, woken with a job in hand and still counted as searching: whether a
+     * job was posted since its hand-off (the JEC moved). If so it searches as a worker woken to
+     * search does, and stops with {@link #stopSearching()}; if not it goes straight to its job,
+     * stopping with {@link #stopSearchingAfterHandOff}, which compares again.
+     */
+    public boolean postedSinceHandOff(int index) {
+        return (lvCtl() >>> JEC_SHIFT) != records[index].handOffJec;
+    }
+
     /** Under the lock, after the stack changed: keeps {@link #allAsleep} current. */
     private void sleepersChanged() {
         boolean all = sleeperCount >= workers;
