@@ -58,26 +58,33 @@ import java.util.function.BooleanSupplier;
  * that nobody is searching, so racing posters wake one worker, not one each.
  *
  * <h2>Handing a job to the worker woken for it</h2>
- * A thread outside the pool with a job to post, that finds every worker asleep (the pool idle),
- * may give the job to the sleeper it wakes instead of queueing it ({@link #tryHandOff}), if
- * nobody searches and that sleeper is an idle worker (not one asleep inside a join, which must look at its latch first
- * when woken: its join may be done, and a handed job would then run on top of it): under
- * the lock it pops the sleeper, and in one CAS on {@code ctl} (whose witness counts no searcher)
- * counts it as searching, uncounts it as sleeping and makes the JEC sleepy if it is not; it
- * stores the job and that JEC in the sleeper's record and releases it. The sleeper's
- * {@link #sleep} returns {@link #HANDED_OFF}, {@link #takeHandOff} gives it the job, and it stops
- * searching ({@link #stopSearchingAfterHandOff}) before it runs the job. Why: a worker coming out
- * of a long sleep finds nothing in its caches, and on a virtual machine not even its page
- * mappings, so every queue it reads on its way to the job costs microseconds; woken with the job
- * in hand it reads none (on 2 cores, after 2 ms idle, the wake-up went from 1.43-1.57x
- * {@code ForkJoinPool}'s to 1.10-1.14x; see the README). A job handed off is in the hands of
- * one thread from the moment its record is released: a sleeper whose record was released always
- * returns from {@link #sleep} with what the waker said, even if it was interrupted or out of
- * time, so the job is run (Scheduler, "Nothing lost", rule 1). It is never queued, so the proof
- * below, about queued jobs, needs only one addition: such a worker searches nowhere before its
- * job, and as it stops it looks at every queue only if it is the last searcher while somebody
- * sleeps (as any searcher) and the JEC moved since its hand-off (case five below says why that
- * is enough); the look it saves is most of what is left of a lone wake-up.
+ * A thread outside the pool with a job to post, that finds the pool idle (every worker asleep,
+ * nobody searching) and its most recent sleeper an idle worker parked for at least
+ * {@link #HAND_OFF_AFTER_NANOS} (not one asleep inside a join, which must look at its latch
+ * first when woken: its join may be done, and a handed job would then run on top of it), gives
+ * the job to that sleeper instead of queueing it ({@link #tryHandOff}): under the lock it pops
+ * the sleeper, and in one CAS on {@code ctl} (whose witness counts no searcher) counts it as
+ * searching, uncounts it as sleeping and makes the JEC sleepy if it is not; it stores the job and
+ * that JEC in the sleeper's record and releases it. The sleeper's {@link #sleep} returns
+ * {@link #HANDED_OFF}, {@link #takeHandOff} gives it the job, and it stops searching
+ * ({@link #stopSearchingAfterHandOff}) before it runs the job.
+ *
+ * <p>Why: a worker coming out of a long sleep finds nothing in its caches, and on a virtual
+ * machine not even its page mappings, so every queue it reads on its way to the job costs
+ * microseconds; woken with the job in hand it reads none. On 2 cores, after 2 ms idle, our
+ * wake-up went from 1.43-1.57x {@code ForkJoinPool}'s to 1.10-1.14x (see the README). Why only
+ * into an idle pool, after a long sleep: with hand-offs into any idle moment, one submitter
+ * feeding 8 workers on 2 cores (the pool drains and falls asleep between its tasks, 20 to 66
+ * times per 100,000) ran 15% slower; bounded so, it hands off about once per burst, and ran as
+ * fast as without hand-offs (JMH medians of 20 forks, 4.76 against 4.99 ms).
+ *
+ * <p>A job handed off is in the hands of one thread from the moment its record is released: a
+ * sleeper whose record was released always returns from {@link #sleep} with what the waker
+ * said, even if it was interrupted or out of time, so the job is run (Scheduler, "Nothing lost",
+ * rule 1). It is never queued, so the proof below, about queued jobs, needs only one addition:
+ * such a worker searches nowhere before its job, and as it stops it looks at every queue only if
+ * it is the last searcher while somebody sleeps (as any searcher) and the JEC moved since its
+ * hand-off (case five below says why that is enough).
  *
  * <h2>Why no job is left behind while a worker sleeps (proof sketch)</h2>
  * Every access to {@code ctl} is a volatile read or an atomic update, and a poster's publication
@@ -207,6 +214,15 @@ public final class Sleep extends SleepCtl {
         long parkStart; // System.nanoTime() when the current park began
     }
 
+    /**
+     * A job is handed only to a worker parked at least this long (and only while every worker
+     * sleeps): 100 us. Cold caches are what a hand-off saves, and they come with long sleeps; a
+     * pool that goes idle for a moment between one submitter's tasks keeps the queue-and-wake
+     * path, whose woken worker takes a batch (see "Handing a job to the worker woken for it").
+     */
+    static final long HAND_OFF_AFTER_NANOS = 100_000L;
+    private final long handOffAfterNanos;
+
     private final ReentrantLock lock = new ReentrantLock();
     private final Record[] records;
     /** Sleeping workers' indexes, the most recent on top. Guarded by lock. */
@@ -238,10 +254,19 @@ public final class Sleep extends SleepCtl {
      * @param mustNotSleep as above
      */
     public Sleep(int workers, int slots, BooleanSupplier mustNotSleep) {
+        this(workers, slots, mustNotSleep, HAND_OFF_AFTER_NANOS);
+    }
+
+    /**
+     * As above, handing jobs to sleepers parked for at least {@code handOffAfterNanos} (the
+     * pool uses {@link #HAND_OFF_AFTER_NANOS}; tests of the protocol use 0).
+     */
+    Sleep(int workers, int slots, BooleanSupplier mustNotSleep, long handOffAfterNanos) {
         if (workers < 1 || slots < workers || slots > SLEEPING_MASK) {
             throw new IllegalArgumentException("need 1 <= workers <= slots <= " + SLEEPING_MASK
                     + ": workers " + workers + ", slots " + slots);
         }
+        this.handOffAfterNanos = handOffAfterNanos;
         this.workers = workers;
         this.records = new Record[slots];
         for (int i = 0; i < slots; i++) {
@@ -520,10 +545,12 @@ public final class Sleep extends SleepCtl {
 
     /**
      * Called by a thread outside the pool with {@code job} to post, before it publishes it
-     * anywhere: if nobody searches and the most recent sleeper is an idle worker (not one asleep
-     * inside a join), wakes it with the job in hand, counted as searching (see "Handing a job to
-     * the worker woken for it"), and returns true; the job is then that worker's. Otherwise returns false and the caller posts
-     * the job as usual. While somebody searches or nobody sleeps this is one volatile read.
+     * anywhere: if every worker sleeps, nobody searches, and the most recent sleeper is an idle
+     * worker (not one asleep inside a join) parked for {@link #HAND_OFF_AFTER_NANOS} or more,
+     * wakes it with the job in hand, counted as searching (see "Handing a job to the worker
+     * woken for it"), and returns true; the job is then that worker's. Otherwise returns false
+     * and the caller posts the job as usual. While any worker is awake this is one volatile read
+     * of a line written only when the pool goes idle or wakes.
      */
     public boolean tryHandOff(Runnable job) {
         if (!allAsleep.value) {
@@ -532,11 +559,11 @@ public final class Sleep extends SleepCtl {
         Thread t;
         lock.lock();
         try {
+            if (!topTakesHandOff(System.nanoTime())) {
+                return false;
+            }
             long c;
             long next;
-            if (sleeperCount == 0 || !records[sleepers[sleeperCount - 1]].takesHandOff) {
-                return false; // asleep in a join: woken as usual, it looks at its latch first
-            }
             do {
                 c = lvCtl();
                 if (!wantsWaker(c)) {
@@ -564,13 +591,25 @@ public final class Sleep extends SleepCtl {
     }
 
     /**
-     * Worker {@code index}, woken with a job in hand and still counted as searching: whether a
-     * job was posted since its hand-off (the JEC moved). If so it searches as a worker woken to
-     * search does, and stops with {@link #stopSearching()}; if not it goes straight to its job,
-     * stopping with {@link #stopSearchingAfterHandOff}, which compares again.
+     * Under the lock: whether the most recent sleeper may be handed a job: an idle worker (one
+     * asleep in a join is woken as usual, to look at its latch first), parked long enough.
      */
-    public boolean postedSinceHandOff(int index) {
-        return (lvCtl() >>> JEC_SHIFT) != records[index].handOffJec;
+    private boolean topTakesHandOff(long now) {
+        if (sleeperCount == 0) {
+            return false;
+        }
+        Record top = records[sleepers[sleeperCount - 1]];
+        return top.takesHandOff && now - top.parkStart >= handOffAfterNanos;
+    }
+
+    /** Whether {@link #tryHandOff} would hand a job off now. For tests, which wait for it. */
+    boolean handOffReady() {
+        lock.lock();
+        try {
+            return allAsleep.value && topTakesHandOff(System.nanoTime()) && wantsWaker(lvCtl());
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Under the lock, after the stack changed: keeps {@link #allAsleep} current. */

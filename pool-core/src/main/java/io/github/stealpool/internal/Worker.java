@@ -111,11 +111,6 @@ public final class Worker implements Runnable {
     static final int MAX_HELP_DEPTH = 32;
 
     private int helpDepth;
-    /**
-     * A task this worker took from a queue as it was woken with another handed to it: run next,
-     * after the handed one, whatever the run state. Only the worker's own thread touches it.
-     */
-    private Runnable nextInHand;
     /** Bottom index when the task running now started: deque entries above it are its forks. */
     private long taskFloor;
 
@@ -411,18 +406,12 @@ public final class Worker implements Runnable {
     private void runLoop() {
         final Scheduler s = scheduler;
         for (;;) {
-            Runnable task = nextInHand;
-            if (task != null) {
-                // Taken from a queue with a task handed to us (awaitWork): ours to run whatever
-                // the run state (Scheduler, "Nothing lost", rule 1), before anything else.
-                nextInHand = null;
-            } else if (s.isStopping()) {
+            if (s.isStopping()) {
                 // Leave the deque as it is: see Scheduler, "Nothing lost".
                 s.probe.workerExitingAfterStop(this);
                 return;
-            } else {
-                task = takeOwn();
             }
+            Runnable task = takeOwn();
             if (task == null && spare && s.retireSpare(this)) {
                 return; // no longer needed, its deque empty: see Scheduler, "Blocking calls"
             }
@@ -550,17 +539,7 @@ public final class Worker implements Runnable {
                     // Woken with a task in hand: ours to run, whatever the run state (Scheduler,
                     // "Nothing lost", rule 1). Counted as a searcher by the waker.
                     Runnable handed = s.sleep.takeHandOff(index);
-                    if (s.sleep.postedSinceHandOff(index)) {
-                        // Tasks came while we woke, and their posters counted on us as a
-                        // searcher: search as a worker woken for them would, taking a batch
-                        // before passing the search on, so the next worker woken does not
-                        // race us for the same stripe; our task first, then the one found.
-                        searching = true;
-                        nextInHand = scan();
-                        leaveSearch();
-                    } else {
-                        leaveHandOffSearch(); // the lone wake-up: straight to the task
-                    }
+                    leaveHandOffSearch();
                     return handed;
                 }
                 keptAliveInVain = woken == Sleep.TIMED_OUT;

@@ -10,6 +10,8 @@ import io.github.stealpool.Task;
 import io.github.stealpool.WorkStealingPool;
 import java.lang.reflect.Field;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A task from outside handed to the idle worker woken for it (Sleep, "Handing a job to the
  * worker woken for it"), in a real pool: it runs, it is counted, a post that comes while it runs
- * still finds a worker, and a worker asleep inside a join is woken as before, not handed a task.
+ * still finds a worker, tasks posted while the handed worker wakes run after its own, and a
+ * worker asleep inside a join is woken as before, not handed a task.
  */
 class HandOffTest {
 
@@ -39,11 +42,16 @@ class HandOffTest {
         await().atMost(HANG).until(() -> s.sleepingWorkers() == workers);
     }
 
+    /** Every worker asleep, the last for long enough (Sleep.HAND_OFF_AFTER_NANOS). */
+    private static void awaitHandOffReady(Scheduler s) {
+        await().atMost(HANG).until(s.sleep::handOffReady);
+    }
+
     @Test
     void anOutsideTaskGoesStraightToTheIdleWorkerItWakesAndIsCounted() throws Exception {
         try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).daemon(true).build()) {
             Scheduler s = schedulerOf(pool);
-            awaitAsleep(s, 2);
+            awaitHandOffReady(s);
             AtomicReference<Thread> ranOn = new AtomicReference<>();
             CountDownLatch ran = new CountDownLatch(1);
             pool.execute(() -> {
@@ -72,7 +80,7 @@ class HandOffTest {
         try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).daemon(true).build()) {
             Scheduler s = schedulerOf(pool);
             for (int round = 0; round < 300; round++) {
-                awaitAsleep(s, 2);
+                awaitHandOffReady(s);
                 long before = handOffs(s);
                 CountDownLatch second = new CountDownLatch(1);
                 Future<Boolean> first = pool.submit(() -> second.await(HANG.toSeconds(), TimeUnit.SECONDS));
@@ -84,33 +92,61 @@ class HandOffTest {
     }
 
     /**
+     * Tasks posted while the worker handed the first one wakes are queued, and that worker runs
+     * its own first: with one worker, three tasks run in submission order.
+     */
+    @Test
+    void tasksPostedWhileAHandedWorkerWakesRunAfterItsOwn() throws Exception {
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).daemon(true).build()) {
+            Scheduler s = schedulerOf(pool);
+            for (int round = 0; round < 300; round++) {
+                awaitHandOffReady(s);
+                List<Integer> order = new CopyOnWriteArrayList<>();
+                CountDownLatch all = new CountDownLatch(3);
+                for (int i = 0; i < 3; i++) {
+                    int n = i;
+                    pool.execute(() -> {
+                        order.add(n);
+                        all.countDown();
+                    });
+                }
+                assertTrue(all.await(HANG.toSeconds(), TimeUnit.SECONDS), "round " + round);
+                assertEquals(List.of(0, 1, 2), order, "round " + round);
+            }
+        }
+    }
+
+    /**
      * A worker asleep inside a join is on the same stack as idle ones, but is never handed a
      * task: woken, it must look at its latch first (its join may be done, and a task run on top
      * of it could wait for what the joining task goes on to do). The task is queued and the
-     * joiner, woken to search, finds it, as before hand-offs.
+     * joiner, woken to search, finds it, as before hand-offs. The join waits for a task run by
+     * this test's thread, so the joiner can help with nothing and falls asleep after the other
+     * worker: on top of the stack, with every worker asleep.
      */
     @Test
     void aWorkerAsleepInAJoinIsWokenToSearchNotHandedATask() throws Exception {
         try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).daemon(true).build()) {
             Scheduler s = schedulerOf(pool);
             awaitAsleep(s, 2);
-            CountDownLatch stolen = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
+            Task<String> outside = Task.adapt(() -> {
+                release.await(HANG.toSeconds(), TimeUnit.SECONDS);
+                return "joined";
+            });
+            Thread runner = new Thread(outside::run, "runs-the-joined-task");
+            runner.start();
             AtomicReference<Thread> joiner = new AtomicReference<>();
             AtomicReference<Thread> postedRanOn = new AtomicReference<>();
             Future<String> outer = pool.submit(() -> {
                 joiner.set(Thread.currentThread());
-                Task<String> blocked = Task.adapt(() -> {
-                    stolen.countDown();
-                    release.await(HANG.toSeconds(), TimeUnit.SECONDS);
-                    return "joined";
-                }).fork();
-                // Wait until the other worker has stolen it, so the join cannot take it back.
-                stolen.await(HANG.toSeconds(), TimeUnit.SECONDS);
-                return blocked.join();
+                return outside.join();
             });
-            assertTrue(stolen.await(HANG.toSeconds(), TimeUnit.SECONDS));
-            awaitAsleep(s, 1); // the joiner, with nothing to help with
+            await().atMost(HANG).until(() -> joiner.get() != null);
+            awaitAsleep(s, 2); // the joiner, with nothing to help with, and the idle worker
+            // Long enough asleep for a hand-off (Sleep.HAND_OFF_AFTER_NANOS, 100 us), so that
+            // only the join check keeps this task from being handed to the joiner.
+            Thread.sleep(5);
             long before = handOffs(s);
             pool.execute(() -> {
                 postedRanOn.set(Thread.currentThread());
@@ -118,8 +154,8 @@ class HandOffTest {
             });
             assertEquals(before, handOffs(s), "not handed to a worker asleep in a join");
             assertEquals("joined", outer.get(HANG.toSeconds(), TimeUnit.SECONDS));
-            assertTrue(release.getCount() == 0, "the posted task ran");
-            assertSame(joiner.get(), postedRanOn.get(), "found by the joiner, the only free worker");
+            runner.join(HANG.toMillis());
+            assertSame(joiner.get(), postedRanOn.get(), "found by the joiner, woken to search");
         }
     }
 }

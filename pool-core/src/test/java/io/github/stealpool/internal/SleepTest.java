@@ -271,7 +271,7 @@ class SleepTest {
 
     @Test
     void aHandOffWakesTheLastSleeperWithTheJobCountedAsASearcher() throws Exception {
-        Sleep sleep = new Sleep(3, () -> false);
+        Sleep sleep = new Sleep(3, 3, () -> false, 0L);
         List<List<Object>> received = new CopyOnWriteArrayList<>();
         List<Thread> threads = startReceivers(sleep, 3, received);
         Runnable job = () -> { };
@@ -290,23 +290,34 @@ class SleepTest {
     }
 
     @Test
-    void aHandOffNeedsASleeperAndNobodySearching() throws Exception {
-        Sleep sleep = new Sleep(2, () -> false);
+    void aHandOffNeedsEveryWorkerAsleepNobodySearchingAndALongEnoughSleep() throws Exception {
+        Sleep sleep = new Sleep(2, 2, () -> false, 0L);
         assertFalse(sleep.tryHandOff(() -> { }), "nobody asleep");
         List<List<Object>> received = new CopyOnWriteArrayList<>();
         List<Thread> threads = startReceivers(sleep, 1, received);
-        assertTrue(sleep.tryStartSearching());
-        assertFalse(sleep.tryHandOff(() -> { }), "somebody searches");
-        assertEquals(1, sleep.sleepingWorkers());
-        assertTrue(sleep.stopSearching());
-        assertEquals(0, sleep.idleTotals()[3]);
+        assertFalse(sleep.tryHandOff(() -> { }), "one of two workers awake: the pool is not idle");
         wakeAllAndJoin(sleep, threads);
-        assertEquals(List.of(List.of(0, Sleep.WOKEN, "none")), received);
+
+        Sleep one = new Sleep(1, 1, () -> false, 0L);
+        threads = startReceivers(one, 1, received);
+        assertTrue(one.tryStartSearching()); // a third party
+        assertFalse(one.tryHandOff(() -> { }), "somebody searches");
+        assertTrue(one.stopSearching());
+        assertEquals(0, one.idleTotals()[3]);
+        wakeAllAndJoin(one, threads);
+
+        Sleep patient = new Sleep(1, 1, () -> false, Long.MAX_VALUE);
+        threads = startReceivers(patient, 1, received);
+        assertFalse(patient.tryHandOff(() -> { }), "not parked long enough");
+        assertEquals(1, patient.sleepingWorkers());
+        wakeAllAndJoin(patient, threads);
+        assertEquals(List.of(List.of(0, Sleep.WOKEN, "none"), List.of(0, Sleep.WOKEN, "none"),
+                List.of(0, Sleep.WOKEN, "none")), received);
     }
 
     @Test
     void aWorkerAsleepInAJoinIsNeverHandedAJob() throws Exception {
-        Sleep sleep = new Sleep(2, () -> false);
+        Sleep sleep = new Sleep(2, 2, () -> false, 0L);
         List<List<Object>> received = new CopyOnWriteArrayList<>();
         List<Thread> threads = startReceivers(sleep, 1, received); // worker 0, idle
         Thread joiner = new Thread(() -> { // worker 1, asleep in a join, on top of the stack
@@ -331,7 +342,7 @@ class SleepTest {
 
     @Test
     void aWorkerWokenWithAJobSkipsTheLookWhenNothingWasPostedSince() throws Exception {
-        Sleep sleep = new Sleep(2, () -> false);
+        Sleep sleep = new Sleep(2, 2, () -> false, 0L);
         List<List<Object>> received = new CopyOnWriteArrayList<>();
         List<Thread> threads = startReceivers(sleep, 2, received);
         assertTrue(sleep.tryHandOff(() -> { }));
@@ -351,7 +362,7 @@ class SleepTest {
      */
     @Test
     void aPostThatReadBeforeAHandOffAndThenFoundItsWorkerSearchingMakesThatWorkerLook() throws Exception {
-        Sleep sleep = new Sleep(2, () -> false);
+        Sleep sleep = new Sleep(2, 2, () -> false, 0L);
         List<List<Object>> received = new CopyOnWriteArrayList<>();
         List<Thread> threads = startReceivers(sleep, 2, received);
         // Make the JEC even: a post while somebody searches moves it and wakes nobody.
@@ -373,7 +384,7 @@ class SleepTest {
      */
     @Test
     void aPostAfterAHandOffMakesItsWorkerLookThoughNobodyWasSleepy() throws Exception {
-        Sleep sleep = new Sleep(2, () -> false);
+        Sleep sleep = new Sleep(2, 2, () -> false, 0L);
         List<List<Object>> received = new CopyOnWriteArrayList<>();
         List<Thread> threads = startReceivers(sleep, 2, received);
         assertTrue(sleep.tryStartSearching());
@@ -390,7 +401,7 @@ class SleepTest {
     /** As above, but the handed worker stops before the post wakes: then the post wakes a sleeper itself. */
     @Test
     void aPostThatReadBeforeAHandOffWakesASleeperIfItsWorkerStoppedFirst() throws Exception {
-        Sleep sleep = new Sleep(2, () -> false);
+        Sleep sleep = new Sleep(2, 2, () -> false, 0L);
         List<List<Object>> received = new CopyOnWriteArrayList<>();
         List<Thread> threads = startReceivers(sleep, 2, received);
         assertTrue(sleep.tryStartSearching());
