@@ -240,6 +240,7 @@ class SleepTest {
             threads.add(startReceiver(sleep, i, received));
             int asleep = i + 1;
             await().atMost(HANG).until(() -> sleep.sleepingWorkers() == asleep);
+            sleep.readUnderLock(); // it is counted inside a critical section: wait for its end (pushed)
         }
         return threads;
     }
@@ -330,6 +331,7 @@ class SleepTest {
         joiner.start();
         threads.add(joiner);
         await().atMost(HANG).until(() -> sleep.sleepingWorkers() == 2);
+        sleep.readUnderLock(); // the joiner pushed, not only counted
         assertFalse(sleep.tryHandOff(() -> { }), "the top sleeper is in a join");
         assertEquals(2, sleep.sleepingWorkers());
         assertEquals(0, sleep.idleTotals()[3]);
