@@ -233,6 +233,17 @@ class SleepTest {
         assertThrows(IllegalArgumentException.class, () -> new Sleep(0, () -> false));
     }
 
+    /**
+     * With sleepers waiting, makes the JEC even (not sleepy): a post while somebody searches
+     * moves it and wakes nobody; that searcher's look then finds nothing (the job was taken).
+     */
+    private static void makeJecNotSleepy(Sleep sleep) {
+        assertTrue(sleep.tryStartSearching());
+        sleep.notifyNewJob();
+        assertTrue(sleep.stopSearching(), "the last searcher, with sleepers left");
+        assertFalse(sleep.toString().contains("sleepy"), sleep.toString());
+    }
+
     /** Starts sleepers 0 to n - 1 one at a time, so the last is on top of the stack. */
     private static List<Thread> startReceivers(Sleep sleep, int n, List<List<Object>> received) {
         List<Thread> threads = new ArrayList<>();
@@ -367,11 +378,7 @@ class SleepTest {
         Sleep sleep = new Sleep(2, 2, () -> false, 0L);
         List<List<Object>> received = new CopyOnWriteArrayList<>();
         List<Thread> threads = startReceivers(sleep, 2, received);
-        // Make the JEC even: a post while somebody searches moves it and wakes nobody.
-        assertTrue(sleep.tryStartSearching());
-        sleep.notifyNewJob();
-        assertTrue(sleep.stopSearching()); // (its look finds nothing: that job was taken)
-        assertFalse(sleep.toString().contains("sleepy"), sleep.toString());
+        makeJecNotSleepy(sleep);
         long postRead = sleep.readUnderLock(); // the post's read: nobody searching, two asleep
         assertTrue(sleep.tryHandOff(() -> { })); // the hand-off, to worker 1
         sleep.notifySlow(postRead); // the post goes on: finds worker 1 searching, wakes nobody
@@ -389,10 +396,7 @@ class SleepTest {
         Sleep sleep = new Sleep(2, 2, () -> false, 0L);
         List<List<Object>> received = new CopyOnWriteArrayList<>();
         List<Thread> threads = startReceivers(sleep, 2, received);
-        assertTrue(sleep.tryStartSearching());
-        sleep.notifyNewJob();
-        assertTrue(sleep.stopSearching());
-        assertFalse(sleep.toString().contains("sleepy"), sleep.toString());
+        makeJecNotSleepy(sleep);
         assertTrue(sleep.tryHandOff(() -> { }));
         sleep.notifyNewJob(); // sees worker 1 searching: wakes nobody
         assertEquals(1, sleep.sleepingWorkers());
@@ -406,9 +410,7 @@ class SleepTest {
         Sleep sleep = new Sleep(2, 2, () -> false, 0L);
         List<List<Object>> received = new CopyOnWriteArrayList<>();
         List<Thread> threads = startReceivers(sleep, 2, received);
-        assertTrue(sleep.tryStartSearching());
-        sleep.notifyNewJob();
-        assertTrue(sleep.stopSearching());
+        makeJecNotSleepy(sleep);
         long postRead = sleep.readUnderLock();
         assertTrue(sleep.tryHandOff(() -> { }));
         assertFalse(sleep.stopSearchingAfterHandOff(1), "nothing moved the JEC yet: no look");
