@@ -405,12 +405,12 @@ public final class Worker implements Runnable {
 
     /**
      * The worker's loop, entered once and left only when the worker exits. It does nothing but
-     * call {@link #runNext}. A loop entered once is compiled only by on-stack replacement, after
-     * tens of thousands of turns (HotSpot's tiered defaults); until then its body ran in the
-     * interpreter, on every task and every wake-up, and the JMH wake-up benchmark's forks never
-     * got there. A method called once per turn is compiled by C1 after 200 calls. Measured on 2
-     * cores (JDK 17, {@code WakeupProbe 1500 2}, time stamps in a scratch build): 8-9 us from a
-     * hand-off's return to the task's first line with the body inline, 2 us with it here.
+     * call {@link #runNext}, and must stay that way: HotSpot compiles a loop that is entered once
+     * only by on-stack replacement, after about 60,000 turns for C1 and some 40,000 more for C2
+     * (tiered defaults), so a body written inline here runs in the interpreter on every task and
+     * every wake-up for a long time. A method called once per turn is queued for C1 after about
+     * 200-256 calls (Tier3InvocationThreshold) and for C2 after about 5,000. The README's
+     * "The worker's loop ran in the interpreter" gives what this costs.
      */
     private void runLoop() {
         while (runNext()) {
@@ -418,7 +418,12 @@ public final class Worker implements Runnable {
         }
     }
 
-    /** One turn of the worker's loop: finds a task, waiting for one if need be, and runs it. */
+    /**
+     * One turn of the worker's loop: finds a task, waiting for one if need be, and runs it.
+     *
+     * @return true when a task ran; false when the worker is to exit: the pool is stopping, or
+     *     shut down with nothing left for this worker, or this spare worker retired
+     */
     private boolean runNext() {
         final Scheduler s = scheduler;
         if (s.isStopping()) {
