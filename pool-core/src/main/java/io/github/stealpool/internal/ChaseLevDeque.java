@@ -2,6 +2,7 @@ package io.github.stealpool.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Objects;
 
 /**
  * A growable work-stealing deque: one owner pushes and pops at the bottom (LIFO), any number of
@@ -20,7 +21,7 @@ import java.lang.invoke.VarHandle;
  *       the last element).</li>
  *   <li>{@code bottom} is written only by the owner.</li>
  *   <li>The live elements are the indexes {@code [top, bottom)}; {@code bottom - top <= capacity}
- *       whenever the owner publishes {@code bottom} (push grows the array first).</li>
+ *       whenever the owner publishes {@code bottom} (push and pushAll grow the array first).</li>
  *   <li>An index below {@code top} is dead forever: no CAS on {@code top} can succeed for it, so
  *       its slot may be cleared or reused by the owner.</li>
  *   <li>{@code array} is replaced only by the owner, in {@link #grow}, and an old array is never
@@ -34,6 +35,11 @@ import java.lang.invoke.VarHandle;
  *       pairs with the thief's volatile read of {@code bottom}: a thief that sees the new
  *       {@code bottom} also sees the element (and a new array published by {@code grow} with a
  *       release store before it).</li>
+ *   <li><b>pushAll</b>: plain stores of every element, then one {@code setRelease(bottom)}: as
+ *       push, for all of them at once. No slot it writes belongs to a live index: the capacity
+ *       check counts from a {@code top} read before the writes, and a stale {@code top} is only
+ *       smaller, so the check is only stricter. (A thief that read an older {@code top} may
+ *       read such a slot, as with push; its CAS on that {@code top} then fails.)</li>
  *   <li><b>pop</b>, two or more elements: {@code setVolatile(bottom = b - 1)} then
  *       {@code getVolatile(top)}. This store-then-load is the classic Chase-Lev hazard: with only
  *       release/acquire the CPU may read {@code top} before its store to {@code bottom} is
@@ -154,6 +160,41 @@ public final class ChaseLevDeque<E> extends ChaseLevDequePad2 {
         }
         a[(int) b & (a.length - 1)] = e;
         soBottom(b + 1);
+    }
+
+    /**
+     * Owner only: adds {@code src[from]}, ..., {@code src[to - 1]} at the bottom, in that order
+     * ({@code src[to - 1]} ends at the bottom, where {@link #pop} takes first; {@code src[from]}
+     * nearest the top, where thieves and {@link #poll} take first). The same as pushing them one
+     * by one, for a batch from the injection queue: one read of {@code top}, one capacity check
+     * (repeated only while the array grows) and one release store of {@code bottom} for the lot. Per element, {@link #push} reads
+     * {@code top}, a line the thieves CAS, and with one submitter feeding many workers the
+     * thieves are busy at exactly the deque a batch lands on.
+     *
+     * <p>Thieves see none of the elements before the store of {@code bottom}, and all of them
+     * after it, so the batch appears at once (see "Memory orderings": the release store
+     * publishes every plain store of a slot before it, as it does push's one).
+     *
+     * @throws IndexOutOfBoundsException if {@code [from, to)} is not a range of {@code src}
+     */
+    public void pushAll(E[] src, int from, int to) {
+        Objects.checkFromToIndex(from, to, src.length);
+        int count = to - from;
+        long b = lpBottom();
+        long t = lvTop();
+        Object[] a = lpArray();
+        while (b - t > a.length - count) {
+            if (b - t + count > MAX_CAPACITY) { // fail before growing to the largest array
+                throw new IllegalStateException("work-stealing deque is full (" + (b - t) + " tasks, "
+                        + count + " more)");
+            }
+            a = grow(a, t, b);
+        }
+        int mask = a.length - 1;
+        for (int k = 0; k < count; k++) {
+            a[(int) (b + k) & mask] = src[from + k];
+        }
+        soBottom(b + count);
     }
 
     /** Owner only: removes and returns the bottom element (the newest), or null if empty. */

@@ -2,6 +2,7 @@ package io.github.stealpool.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.List;
 import org.jctools.queues.varhandle.MpscUnboundedVarHandleArrayQueue;
 
@@ -243,27 +244,33 @@ public final class InjectionQueue {
     }
 
     /**
-     * The lock holder: takes up to BATCH tasks; returns the first, pushes the rest on deque,
-     * newest first (the owner pops the bottom) or, with {@code fifo}, oldest first (the owner
-     * takes the top).
+     * The lock holder: takes up to BATCH tasks; returns the first (oldest) and pushes the rest
+     * on deque in one {@link ChaseLevDeque#pushAll}, newest first (the owner pops the bottom) or,
+     * with {@code fifo}, oldest first (the owner takes the top). For the owner popping, the
+     * tasks are laid into the scratch array from its end backwards, so that the newest sits
+     * lowest and the range pushed runs in the order wanted either way.
      */
     private static Runnable takeBatch(Stripe s, ChaseLevDeque<Runnable> deque, boolean fifo) {
         Runnable[] batch = s.batch;
         int n = 0;
-        for (Runnable t; n < BATCH && (t = s.queue.poll()) != null; ) {
-            batch[n++] = t;
+        for (Runnable t; n < BATCH && (t = s.queue.poll()) != null; n++) {
+            batch[fifo ? n : BATCH - 1 - n] = t;
         }
         if (n == 0) {
             return null;
         }
-        for (int k = 1; k < n; k++) {
-            int i = fifo ? k : n - k; // the end the owner takes from gets the oldest
-            deque.push(batch[i]);
-            batch[i] = null;
+        // fifo: the oldest at 0, the rest [1, n) oldest first; else the oldest at BATCH - 1,
+        // the rest [BATCH - n, BATCH - 1) newest first.
+        int first = fifo ? 0 : BATCH - 1;
+        int from = fifo ? 1 : BATCH - n;
+        int to = fifo ? n : BATCH - 1;
+        Runnable task = batch[first];
+        try {
+            deque.pushAll(batch, from, to);
+        } finally { // the scratch never keeps a task reachable, even if the deque is full
+            Arrays.fill(batch, Math.min(from, first), Math.max(to, first + 1), null);
         }
-        Runnable first = batch[0];
-        batch[0] = null;
-        return first;
+        return task;
     }
 
     /** True if no task was queued at the moment of the reads (volatile reads of each stripe). */

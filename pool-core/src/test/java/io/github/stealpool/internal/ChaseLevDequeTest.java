@@ -109,6 +109,78 @@ class ChaseLevDequeTest {
     }
 
     @Test
+    void pushAllIsPushingEachInTurn() {
+        ChaseLevDeque<Integer> d = new ChaseLevDeque<>();
+        d.push(0);
+        d.pushAll(new Integer[] {-1, 1, 2, 3, -1}, 1, 4);
+        assertEquals(4, d.size());
+        assertEquals(3, d.pop(), "the last of the range is the bottom");
+        assertEquals(0, d.steal(), "what was there before stays nearest the top");
+        assertEquals(1, d.steal(), "the first of the range is next for thieves");
+        assertEquals(2, d.poll());
+        assertTrue(d.isEmpty());
+    }
+
+    @Test
+    void pushAllGrowsAsOftenAsItNeedsWhileTheRingHasWrappedAround() {
+        ChaseLevDeque<Integer> d = new ChaseLevDeque<>(2);
+        int next = 0;
+        int expectedSteal = 0;
+        for (int round = 0; round < 5; round++) { // top and bottom past the capacity
+            d.push(next++);
+            assertEquals(expectedSteal++, d.steal());
+        }
+        d.push(next++);
+        Integer[] batch = new Integer[37];
+        for (int i = 0; i < batch.length; i++) {
+            batch[i] = next++;
+        }
+        d.pushAll(batch, 0, batch.length); // 1 + 37 elements: from 2 slots to 64, in one call
+        assertEquals(64, d.capacity());
+        assertEquals(38, d.size());
+        assertEquals(next - 1, d.pop());
+        while (!d.isEmpty()) {
+            assertEquals(expectedSteal++, d.steal());
+        }
+        assertEquals(next - 1, expectedSteal);
+    }
+
+    @Test
+    void pushAllFillsTheArrayExactlyBeforeItGrows() {
+        ChaseLevDeque<Integer> d = new ChaseLevDeque<>(4);
+        int next = 0;
+        int expectedSteal = 0;
+        for (int i = 0; i < 3; i++) { // wrap the ring
+            d.push(next++);
+            assertEquals(expectedSteal++, d.steal());
+        }
+        d.push(next++);
+        d.pushAll(new Integer[] {next++, next++, next++}, 0, 3);
+        assertEquals(4, d.capacity(), "four elements fit four slots: no growth");
+        d.pushAll(new Integer[] {next++}, 0, 1);
+        assertEquals(8, d.capacity(), "the fifth needs it");
+        while (!d.isEmpty()) {
+            assertEquals(expectedSteal++, d.steal());
+        }
+        assertEquals(next, expectedSteal);
+    }
+
+    @Test
+    void pushAllOfNothingChangesNothingAndABadRangeNothingEither() {
+        ChaseLevDeque<Integer> d = new ChaseLevDeque<>(2);
+        d.push(1);
+        Integer[] src = {7, 8};
+        d.pushAll(src, 1, 1);
+        assertThrows(IndexOutOfBoundsException.class, () -> d.pushAll(src, 1, 3));
+        assertThrows(IndexOutOfBoundsException.class, () -> d.pushAll(src, 2, 1));
+        assertThrows(IndexOutOfBoundsException.class, () -> d.pushAll(src, -1, 1));
+        assertEquals(1, d.size());
+        assertEquals(2, d.capacity());
+        assertEquals(1, d.pop());
+        assertNull(d.pop());
+    }
+
+    @Test
     void roundsCapacityUpToAPowerOfTwo() {
         assertEquals(8, new ChaseLevDeque<>(5).capacity());
         assertEquals(2, new ChaseLevDeque<>(1).capacity());
@@ -172,9 +244,12 @@ class ChaseLevDequeTest {
      * One owner pushes and pops, several thieves steal: every item is taken exactly once, and
      * the owner sees its own items in LIFO order relative to each other.
      */
-    @ParameterizedTest(name = "thieves={0}, initialCapacity={1}, owner polls={2}")
-    @CsvSource({"1, 2, false", "3, 2, false", "3, 64, false", "6, 4, false", "1, 2, true", "3, 4, true"})
-    void everyItemIsTakenExactlyOnceUnderStealing(int thieves, int initialCapacity, boolean fifo) throws Exception {
+    @ParameterizedTest(name = "thieves={0}, initialCapacity={1}, owner polls={2}, bursts by pushAll={3}")
+    @CsvSource({"1, 2, false, false", "3, 2, false, false", "3, 64, false, false", "6, 4, false, false",
+        "1, 2, true, false", "3, 4, true, false",
+        "1, 2, false, true", "3, 2, false, true", "6, 4, false, true", "3, 4, true, true"})
+    void everyItemIsTakenExactlyOnceUnderStealing(int thieves, int initialCapacity, boolean fifo, boolean bulk)
+            throws Exception {
         final int items = 300_000;
         ChaseLevDeque<Integer> d = new ChaseLevDeque<>(initialCapacity);
         AtomicIntegerArray taken = new AtomicIntegerArray(items);
@@ -207,8 +282,16 @@ class ChaseLevDequeTest {
                 int lastPolled = -1;
                 while (next < items) {
                     int burst = Math.min(items - next, 1 + rnd.nextInt(40));
-                    for (int i = 0; i < burst; i++) {
-                        d.push(next++);
+                    if (bulk) {
+                        Integer[] src = new Integer[burst + 2]; // a range inside, as the injection queue's
+                        for (int i = 1; i <= burst; i++) {
+                            src[i] = next++;
+                        }
+                        d.pushAll(src, 1, burst + 1);
+                    } else {
+                        for (int i = 0; i < burst; i++) {
+                            d.push(next++);
+                        }
                     }
                     int pops = rnd.nextInt(burst + 1);
                     int previous = fifo ? lastPolled : Integer.MAX_VALUE;
