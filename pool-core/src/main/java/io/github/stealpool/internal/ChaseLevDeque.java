@@ -167,9 +167,10 @@ public final class ChaseLevDeque<E> extends ChaseLevDequePad2 {
      * ({@code src[to - 1]} ends at the bottom, where {@link #pop} takes first; {@code src[from]}
      * nearest the top, where thieves and {@link #poll} take first). The same as pushing them one
      * by one, for a batch from the injection queue: one read of {@code top}, one capacity check
-     * (repeated only while the array grows) and one release store of {@code bottom} for the lot. Per element, {@link #push} reads
-     * {@code top}, a line the thieves CAS, and with one submitter feeding many workers the
-     * thieves are busy at exactly the deque a batch lands on.
+     * (repeated only while the array grows) and one release store of {@code bottom} for the
+     * lot. Per element, {@link #push} reads {@code top}, a line the thieves CAS, and with one
+     * submitter feeding many workers the thieves are busy at exactly the deque a batch lands
+     * on.
      *
      * <p>Thieves see none of the elements before the store of {@code bottom}, and all of them
      * after it, so the batch appears at once (see "Memory orderings": the release store
