@@ -25,7 +25,8 @@ import java.util.concurrent.locks.LockSupport;
  * allocated right after it (so the task's header shares a cache line with the count every
  * worker CASes); {@code apart}, the same with {@link SubmitBenchmark.CountDown}, kept off the
  * latch's lines (what the JMH suites use); {@code adder}, each adds to a {@code LongAdder} and the
- * submitter polls its sum (no contention between tasks); {@code multi}, as {@code apart} from one
+ * submitter polls its sum (no contention between tasks; {@link SubmitBenchmark}'s
+ * {@code tiny-adder}); {@code multi}, as {@code apart} from one
  * submitting thread per worker.
  */
 public final class OneProducerProbe {
@@ -116,11 +117,11 @@ public final class OneProducerProbe {
                 break;
             }
             case "adder": {
+                SubmitBenchmark.Add task = new SubmitBenchmark.Add();
                 LongAdder done = new LongAdder();
-                submitted = submitAll(executor, done::increment);
-                while (done.sum() < TASKS) {
-                    LockSupport.parkNanos(10_000);
-                }
+                task.adder = done;
+                submitted = submitAll(executor, task);
+                SubmitBenchmark.awaitSum(done, TASKS);
                 break;
             }
             case "multi": {

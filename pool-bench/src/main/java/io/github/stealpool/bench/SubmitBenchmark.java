@@ -7,6 +7,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -26,7 +28,17 @@ import org.openjdk.jmh.infra.Blackhole;
  * Suite 1, external submit throughput: {@code producers} threads outside the pool submit
  * {@link #TASKS} tasks between them as fast as they can; an operation ends when every task ran.
  * {@code tiny} tasks count down a latch ({@code LongAdder::increment}-sized); {@code 1us} tasks
- * first burn about a microsecond in {@link Blackhole#consumeCPU}. Workers = available processors.
+ * first burn about a microsecond in {@link Blackhole#consumeCPU}; {@code tiny-adder} tasks add to
+ * a {@code LongAdder} instead, which the benchmark thread polls (see {@link #awaitSum}).
+ * Workers = available processors.
+ *
+ * <p>Why {@code tiny-adder}: every {@code tiny} task CASes the one count of one
+ * {@code CountDownLatch}, so with many workers each task costs a cache-line transfer between
+ * cores, whichever pool runs it. On 16 cores (JDK 17 and 25, 16 workers) our {@code tiny} time
+ * sat at 7.2-7.8 ms for 1, 4 and 16 producers alike, about 72 ns a task, near what one such
+ * transfer costs: a floor that more submitters did not move, so perhaps the latch's rather than
+ * the pool's. {@code tiny-adder} keeps tasks from contending with each other, so the same run
+ * tells the two apart.
  *
  * <p>The task is one {@link CountDown} object, kept off the cache lines of the latch that every
  * worker counts down (see there): the submitters read the task's class on every submit, and this
@@ -50,7 +62,7 @@ public class SubmitBenchmark {
     @Param({"1", "2", "4"})
     public int producers;
 
-    @Param({"tiny", "1us"})
+    @Param({"tiny", "1us", "tiny-adder"})
     public String work;
 
     private ExecutorService executor;
@@ -74,6 +86,12 @@ public class SubmitBenchmark {
 
     @Benchmark
     public long submitAll() throws Exception {
+        if ("tiny-adder".equals(work)) {
+            return submitCounted(executor, producerThreads, producers, TASKS);
+        }
+        if (!"tiny".equals(work) && !"1us".equals(work)) {
+            throw new IllegalArgumentException("work must be tiny, 1us or tiny-adder: " + work);
+        }
         return submit(executor, producerThreads, producers, TASKS, "1us".equals(work));
     }
 
@@ -98,6 +116,65 @@ public class SubmitBenchmark {
         }
         done.await();
         return done.getCount();
+    }
+
+    /**
+     * As {@link #submit}, with tasks that each add one to a {@code LongAdder} (whose cells spread
+     * concurrent adds over separate cache lines) and the calling thread polling its sum until
+     * every task ran.
+     */
+    static long submitCounted(ExecutorService executor, ExecutorService producerThreads, int producers,
+                              int tasks) throws Exception {
+        Add task = new Add(); // first, as CountDown: kept off the adder's lines
+        LongAdder done = new LongAdder();
+        task.adder = done; // published to the workers by the executor, as the task itself is
+        List<Future<?>> running = new ArrayList<>(producers);
+        int share = tasks / producers;
+        for (int p = 0; p < producers; p++) {
+            int n = p == producers - 1 ? tasks - share * (producers - 1) : share;
+            running.add(producerThreads.submit(() -> {
+                for (int i = 0; i < n; i++) {
+                    executor.execute(task);
+                }
+            }));
+        }
+        for (Future<?> f : running) {
+            f.get();
+        }
+        return awaitSum(done, tasks);
+    }
+
+    /**
+     * Waits until {@code adder} reaches {@code target}, reading its sum every
+     * {@link #POLL_NANOS} (Linux's timer slack makes that about 60 us): a thread that read it
+     * without pause would take a core from the workers on a small machine, and pull every cell's
+     * line away from the worker adding to it. The pause adds up to one poll to each operation,
+     * for every pool alike: under 1% of the 100,000-task operations measured here.
+     */
+    static long awaitSum(LongAdder adder, long target) {
+        long sum;
+        while ((sum = adder.sum()) < target) {
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+        return sum;
+    }
+
+    /** Pause between two reads of the sum in {@link #awaitSum}. */
+    static final long POLL_NANOS = 10_000;
+
+    /** The field of {@link Add}, laid before the subclass's padding (see {@link CountDown}). */
+    static class AddFields {
+        LongAdder adder;
+    }
+
+    /** A {@code tiny-adder} task: adds one to the operation's adder. Padded as {@link CountDown}. */
+    static final class Add extends AddFields implements Runnable {
+        long p0, p1, p2, p3, p4, p5, p6, p7;
+
+        @Override
+        public void run() {
+            adder.increment();
+        }
     }
 
     /** The fields of {@link CountDown}: the JVM lays them before the subclass's padding. */
