@@ -35,10 +35,13 @@ import org.openjdk.jmh.infra.Blackhole;
  * <p>Why {@code tiny-adder}: every {@code tiny} task CASes the one count of one
  * {@code CountDownLatch}, so with many workers each task costs a cache-line transfer between
  * cores, whichever pool runs it. On 16 cores (JDK 17 and 25, 16 workers) our {@code tiny} time
- * sat at 7.2-7.8 ms for 1, 4 and 16 producers alike, about 72 ns a task, near what one such
- * transfer costs: a floor that more submitters did not move, so perhaps the latch's rather than
- * the pool's. {@code tiny-adder} keeps tasks from contending with each other, so the same run
- * tells the two apart.
+ * sat at 7.2-7.8 ms for 1, 4 and 16 producers alike, about 72 ns a task, the order of one such
+ * transfer (not measured there): a floor that more submitters did not move, so perhaps the
+ * latch's rather than the pool's. {@code tiny-adder} takes that one line away: a {@code LongAdder} spreads the adds
+ * over cells, at most about one per core (threads land on them by hash, so a few share one), so
+ * the same run can tell the two apart. It changes the wait as well: the benchmark thread polls
+ * the sum (about every 60 us) where a {@code tiny} operation ends when the last countdown
+ * unparks it, which adds about half a period to each operation and pulls ratios toward 1.
  *
  * <p>The task is one {@link CountDown} object, kept off the cache lines of the latch that every
  * worker counts down (see there): the submitters read the task's class on every submit, and this
@@ -119,14 +122,19 @@ public class SubmitBenchmark {
     }
 
     /**
-     * As {@link #submit}, with tasks that each add one to a {@code LongAdder} (whose cells spread
-     * concurrent adds over separate cache lines) and the calling thread polling its sum until
-     * every task ran.
+     * As {@link #submit}, with tasks that each add one to a new {@code LongAdder} (whose cells
+     * spread concurrent adds over separate cache lines) and the calling thread polling its sum
+     * until every task ran; returns the sum.
      */
     static long submitCounted(ExecutorService executor, ExecutorService producerThreads, int producers,
                               int tasks) throws Exception {
         Add task = new Add(); // first, as CountDown: kept off the adder's lines
-        LongAdder done = new LongAdder();
+        return submitCounted(executor, producerThreads, producers, tasks, task, new LongAdder());
+    }
+
+    /** As above, adding to {@code done}, which starts at 0 (for tests, which read it themselves). */
+    static long submitCounted(ExecutorService executor, ExecutorService producerThreads, int producers,
+                              int tasks, Add task, LongAdder done) throws Exception {
         task.adder = done; // published to the workers by the executor, as the task itself is
         List<Future<?>> running = new ArrayList<>(producers);
         int share = tasks / producers;
@@ -146,14 +154,21 @@ public class SubmitBenchmark {
 
     /**
      * Waits until {@code adder} reaches {@code target}, reading its sum every
-     * {@link #POLL_NANOS} (Linux's timer slack makes that about 60 us): a thread that read it
-     * without pause would take a core from the workers on a small machine, and pull every cell's
-     * line away from the worker adding to it. The pause adds up to one poll to each operation,
-     * for every pool alike: under 1% of the 100,000-task operations measured here.
+     * {@link #POLL_NANOS} (Linux's timer slack makes that about 60 us, and the polling thread
+     * about 4% of a core): a thread that read it without pause would take a core from the
+     * workers on a small machine, and pull every cell's line away from the worker adding to it.
+     * The pause adds about half a period to each operation, for every pool alike: about 1% of a
+     * 3 ms operation.
+     *
+     * @throws InterruptedException if interrupted (JMH's timeout, a test's), instead of spinning
+     *                              on an interrupted park should a task never run
      */
-    static long awaitSum(LongAdder adder, long target) {
+    static long awaitSum(LongAdder adder, long target) throws InterruptedException {
         long sum;
         while ((sum = adder.sum()) < target) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException("waiting for " + target + " tasks, " + sum + " ran");
+            }
             LockSupport.parkNanos(POLL_NANOS);
         }
         return sum;
