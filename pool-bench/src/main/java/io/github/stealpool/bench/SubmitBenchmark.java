@@ -104,6 +104,18 @@ public class SubmitBenchmark {
         CountDown task = new CountDown(microsecond); // first: see CountDown
         CountDownLatch done = new CountDownLatch(tasks);
         task.latch = done; // published to the workers by the executor, as the task itself is
+        submitFrom(executor, producerThreads, producers, tasks, task);
+        done.await();
+        return done.getCount();
+    }
+
+    /**
+     * Has {@code producers} of {@code producerThreads} execute {@code task} on {@code executor}
+     * {@code tasks} times between them, and waits until they have submitted (not until the
+     * tasks ran).
+     */
+    private static void submitFrom(ExecutorService executor, ExecutorService producerThreads, int producers,
+                                   int tasks, Runnable task) throws Exception {
         List<Future<?>> running = new ArrayList<>(producers);
         int share = tasks / producers;
         for (int p = 0; p < producers; p++) {
@@ -117,8 +129,6 @@ public class SubmitBenchmark {
         for (Future<?> f : running) {
             f.get();
         }
-        done.await();
-        return done.getCount();
     }
 
     /**
@@ -136,19 +146,7 @@ public class SubmitBenchmark {
     static long submitCounted(ExecutorService executor, ExecutorService producerThreads, int producers,
                               int tasks, Add task, LongAdder done) throws Exception {
         task.adder = done; // published to the workers by the executor, as the task itself is
-        List<Future<?>> running = new ArrayList<>(producers);
-        int share = tasks / producers;
-        for (int p = 0; p < producers; p++) {
-            int n = p == producers - 1 ? tasks - share * (producers - 1) : share;
-            running.add(producerThreads.submit(() -> {
-                for (int i = 0; i < n; i++) {
-                    executor.execute(task);
-                }
-            }));
-        }
-        for (Future<?> f : running) {
-            f.get();
-        }
+        submitFrom(executor, producerThreads, producers, tasks, task);
         return awaitSum(done, tasks);
     }
 
