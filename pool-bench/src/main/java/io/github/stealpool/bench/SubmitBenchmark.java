@@ -37,11 +37,12 @@ import org.openjdk.jmh.infra.Blackhole;
  * cores, whichever pool runs it. On 16 cores (JDK 17 and 25, 16 workers) our {@code tiny} time
  * sat at 7.2-7.8 ms for 1, 4 and 16 producers alike, about 72 ns a task, the order of one such
  * transfer (not measured there): a floor that more submitters did not move, so perhaps the
- * latch's rather than the pool's. {@code tiny-adder} takes that one line away: a {@code LongAdder} spreads the adds
- * over cells, at most about one per core (threads land on them by hash, so a few share one), so
- * the same run can tell the two apart. It changes the wait as well: the benchmark thread polls
- * the sum (about every 60 us) where a {@code tiny} operation ends when the last countdown
- * unparks it, which adds about half a period to each operation and pulls ratios toward 1.
+ * latch's rather than the pool's. {@code tiny-adder} takes that one line away: a
+ * {@code LongAdder} spreads the adds over cells, at most about one per core (threads land on
+ * them by hash, so a few share one), so the same run can tell the two apart. It changes the
+ * wait as well: the benchmark thread polls the sum (about every 60 us) where a {@code tiny}
+ * operation ends when the last countdown unparks it, which adds about half a period to each
+ * operation and pulls ratios toward 1.
  *
  * <p>The task is one {@link CountDown} object, kept off the cache lines of the latch that every
  * worker counts down (see there): the submitters read the task's class on every submit, and this
