@@ -29,13 +29,21 @@ import java.util.concurrent.locks.LockSupport;
  * Defaults: n = {@value ParallelismFibBenchmark#N}, {@value #ROUNDS} rounds after
  * {@value #WARM_UP_ROUNDS} unmeasured ones, no idle time between rounds (back to back, as JMH
  * runs operations, so some workers may still be awake from the last round; give an idle time in
- * microseconds to start each round from a pool whose workers are all parked).
+ * microseconds to start each round from a pool whose workers have most likely all parked: our
+ * pool's parks per round show whether they did).
  *
- * <p>It prints, per pool and parallelism, the median round, and for k = 1, 2, 4, ... up to the
- * parallelism, the median time until k threads had started (over the rounds that got that many;
- * the share of rounds that did follows in brackets), plus our pool's parks and wake-ups per
- * round. Noting a first task costs each task a {@link ThreadLocal} read, the same in both pools,
- * so the round times are a little above {@link ParallelismFibBenchmark}'s.
+ * <p>It prints, per pool and parallelism, the median round; for k = 1, 2, 4, ... up to the
+ * parallelism, the median time until k threads had started, over all rounds, a round that never
+ * got k threads counting as never (so a {@code -} when fewer than half did), with the number of
+ * rounds that got k; the median and largest number of threads a round used (a
+ * {@code ForkJoinPool} may add a compensating thread beyond its parallelism while a worker
+ * blocks, and the probe counts it as it counts workers); and our pool's parks and wake-ups per
+ * round.
+ *
+ * <p>What noting costs: a task compares its creator with the thread running it, and only a task
+ * run by another thread (stolen, or the root) reads the {@link ThreadLocal}: a thread's first
+ * task of a round is never one it created, since it would have run the parent first. Each task
+ * also carries its creator, one reference more, in both pools.
  */
 public final class RampUpProbe {
 
@@ -81,20 +89,30 @@ public final class RampUpProbe {
 
         /** After the round: nanoseconds from {@code start} until the k-th thread, k = 1, 2, .... */
         long[] ramp(long start) {
-            int n = Math.min(arrivals.get(), MAX_THREADS);
-            long[] ramp = new long[n];
-            for (int k = 0; k < n; k++) {
-                ramp[k] = startedAt[k] - start;
-            }
-            Arrays.sort(ramp); // arrivals count in order, but their clocks are read just after
-            return ramp;
+            return sinceStart(startedAt, Math.min(arrivals.get(), MAX_THREADS), start);
         }
+    }
+
+    /**
+     * The first {@code n} times of {@code startedAt} as nanoseconds since {@code start}, in
+     * increasing order: threads take their index, then read the clock, so two may note their
+     * times in the other order.
+     */
+    static long[] sinceStart(long[] startedAt, int n, long start) {
+        long[] ramp = new long[n];
+        for (int k = 0; k < n; k++) {
+            ramp[k] = startedAt[k] - start;
+        }
+        Arrays.sort(ramp);
+        return ramp;
     }
 
     /** fib without cutoff on our pool, noting first tasks. */
     static final class Fib extends Task<Long> {
         private final Ramp ramp;
         private final int n;
+        /** The thread that created this task: if it runs it too, it is not its first. */
+        private final Thread creator = Thread.currentThread();
 
         Fib(Ramp ramp, int n) {
             this.ramp = ramp;
@@ -103,7 +121,9 @@ public final class RampUpProbe {
 
         @Override
         protected Long compute() {
-            ramp.arrive();
+            if (Thread.currentThread() != creator) {
+                ramp.arrive();
+            }
             if (n < 2) {
                 return (long) n;
             }
@@ -118,6 +138,7 @@ public final class RampUpProbe {
         private static final long serialVersionUID = 1L;
         private final transient Ramp ramp;
         private final int n;
+        private final transient Thread creator = Thread.currentThread();
 
         FjFib(Ramp ramp, int n) {
             this.ramp = ramp;
@@ -126,7 +147,9 @@ public final class RampUpProbe {
 
         @Override
         protected Long compute() {
-            ramp.arrive();
+            if (Thread.currentThread() != creator) {
+                ramp.arrive();
+            }
             if (n < 2) {
                 return (long) n;
             }
@@ -151,7 +174,7 @@ public final class RampUpProbe {
                     + n + ", " + rounds + ", " + idleMicros);
         }
         System.out.printf(Locale.ROOT, "fib(%d) without cutoff, %d rounds after %d, %d us idle before each; "
-                + "times until k threads had started a task, us: median (share of rounds that got k)%n",
+                + "times until k threads had started a task, us: median over all rounds (rounds that got k)%n",
                 n, rounds, WARM_UP_ROUNDS, idleMicros);
         for (int p : parallelisms) {
             for (String pool : pools) {
@@ -170,6 +193,7 @@ public final class RampUpProbe {
             Ramp ramp = new Ramp();
             double[] roundMillis = new double[rounds];
             List<long[]> ramps = new ArrayList<>(rounds);
+            int[] threads = new int[rounds];
             PoolStats before = null;
             for (int r = -WARM_UP_ROUNDS; r < rounds; r++) {
                 if (idleMicros > 0) {
@@ -190,9 +214,11 @@ public final class RampUpProbe {
                 if (r >= 0) {
                     roundMillis[r] = (end - start) / 1e6;
                     ramps.add(ramp.ramp(start));
+                    threads[r] = ramps.get(r).length;
                 }
             }
             Arrays.sort(roundMillis);
+            Arrays.sort(threads);
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
                     "p=%2d %-10s round median %6.3f ms | until k threads:", parallelism, pool, roundMillis[rounds / 2]));
             for (int k = 1; ; k = Math.min(2 * k, parallelism)) {
@@ -201,6 +227,8 @@ public final class RampUpProbe {
                     break;
                 }
             }
+            line.append(String.format(Locale.ROOT, " | threads a round: median %d, most %d",
+                    threads[rounds / 2], threads[rounds - 1]));
             if (before != null) {
                 PoolStats after = ((WorkStealingPool) executor).stats();
                 line.append(String.format(Locale.ROOT, " | per round: parks %.1f, wake-ups %.1f",
@@ -213,12 +241,15 @@ public final class RampUpProbe {
         }
     }
 
-    /** Median microseconds until k threads had started, over the rounds that got k, and their share. */
+    /**
+     * Median microseconds until k threads had started, a round that never got k counting as
+     * never ({@code -} when fewer than half did), then in brackets how many rounds got k.
+     */
     static String medianUntil(List<long[]> ramps, int k) {
-        long[] until = ramps.stream().filter(ramp -> ramp.length >= k).mapToLong(ramp -> ramp[k - 1]).sorted().toArray();
-        if (until.length == 0) {
-            return "- (0%)";
-        }
-        return String.format(Locale.ROOT, "%.1f (%d%%)", until[until.length / 2] / 1e3, 100 * until.length / ramps.size());
+        long[] until = ramps.stream().mapToLong(ramp -> ramp.length >= k ? ramp[k - 1] : Long.MAX_VALUE).sorted().toArray();
+        long got = Arrays.stream(until).filter(t -> t != Long.MAX_VALUE).count();
+        long median = until[until.length / 2];
+        return String.format(Locale.ROOT, "%s (%d/%d)",
+                median == Long.MAX_VALUE ? "-" : String.format(Locale.ROOT, "%.1f", median / 1e3), got, until.length);
     }
 }
