@@ -551,13 +551,22 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      *
      * @throws CancellationException if the task was cancelled
      * @throws ExecutionException    if {@code compute} threw
-     * @throws InterruptedException  if a thread outside the pool is interrupted while waiting
-     * @throws IllegalStateException called outside the pool on a task never forked or submitted
+     * @throws InterruptedException  if the calling thread is interrupted before the task is done
+     *                               or while it waits (checked first, as {@code FutureTask} and
+     *                               {@code ForkJoinTask} do), or the waiting worker's pool is
+     *                               stopped by {@code shutdownNow}
+     * @throws IllegalStateException called outside the pool, not interrupted, on a task never
+     *                               forked or submitted
      */
     @Override
     public final T get() throws InterruptedException, ExecutionException {
-        if (claimed == 0 && !LatchAccess.isSet(this) && Worker.current() == null) {
-            throw neverStarted("get()");
+        if (!LatchAccess.isSet(this)) {
+            if (Thread.interrupted()) { // before the misuse check: a cancelled caller leaves
+                throw new InterruptedException();
+            }
+            if (claimed == 0 && !LatchAccess.isSet(this) && Worker.current() == null) {
+                throw neverStarted("get()");
+            }
         }
         LatchAccess.await(this, -1L);
         return reportForFuture();

@@ -1,5 +1,6 @@
 package io.github.stealpool;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
@@ -48,6 +49,27 @@ class MisuseTest {
         // What the message says to do works, with the same task.
         assertEquals(1, pool.invoke(t));
         assertEquals(1, t.join());
+    }
+
+    @Test
+    void anInterruptedCallerOfGetIsToldOfTheInterruptBeforeTheMisuse() {
+        // As FutureTask and ForkJoinTask answer it (the JSR-166 TCK's preamble relies on it):
+        // the interrupt first, and the status is consumed.
+        CountingTask t = new CountingTask();
+        Thread.currentThread().interrupt();
+        assertThrows(InterruptedException.class, t::get);
+        assertFalse(Thread.interrupted());
+        // Not interrupted, the misuse answer stands.
+        assertThrows(IllegalStateException.class, t::get);
+        // A task already done answers with its result, interrupted or not, as FutureTask does.
+        assertEquals(1, pool.invoke(t));
+        Thread.currentThread().interrupt();
+        try {
+            assertEquals(1, assertDoesNotThrow(() -> t.get()));
+        } finally {
+            assertTrue(Thread.interrupted());
+        }
+        assertEquals(0, t.runs.get() - 1);
     }
 
     @Test
