@@ -50,13 +50,17 @@ import java.time.Duration;
  * @param parkedNanos         total time workers spent parked, including parks still under way
  * @param queuedTasks         tasks waiting in the injection queue and in the workers' deques
  *                            (approximate)
- * @param activeWorkers       workers not parked: running a task or looking for one, as
- *                            {@code ForkJoinPool.getActiveThreadCount()}
- * @param runningWorkers      workers running tasks: neither looking for work nor parked in a
- *                            join (a task blocked in I/O or a lock counts as running), as
- *                            {@code ForkJoinPool.getRunningThreadCount()} counts workers not
- *                            blocked in a join. Written only when a worker runs out of work,
- *                            parks or wakes: never while it has a backlog
+ * @param activeWorkers       workers with a task in hand, as {@code ThreadPoolExecutor.getActiveCount()}
+ *                            counts them: running it, or waiting inside it in a join or a
+ *                            blocking call. A worker looking for work or parked idle is not
+ *                            active, so a pool that has run nothing reports 0 (unlike
+ *                            {@code ForkJoinPool.getActiveThreadCount()}, which counts searching
+ *                            workers too). Written only when a worker runs out of work or gets
+ *                            some: never while it has a backlog
+ * @param runningWorkers      active workers not parked in a join (a task blocked in I/O or a
+ *                            lock counts as running), as {@code ForkJoinPool.getRunningThreadCount()}
+ *                            counts workers not blocked in a join. Written only when a worker
+ *                            runs out of work, gets some, parks in a join or wakes from one
  * @param parkedWorkers       workers parked
  * @param poolSize            worker threads alive, spare threads included (see
  *                            {@link WorkStealingPool#blocking(BlockingCall)}): it grows above
@@ -103,7 +107,7 @@ public record PoolStats(
      * @param wakeups             parked workers woken
      * @param parkedNanos         total time workers spent parked
      * @param queuedTasks         tasks waiting
-     * @param activeWorkers       workers not parked
+     * @param activeWorkers       workers with a task in hand
      * @param runningWorkers      workers running tasks
      * @param parkedWorkers       workers parked
      * @param poolSize            worker threads alive

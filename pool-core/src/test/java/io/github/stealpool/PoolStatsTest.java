@@ -380,6 +380,7 @@ class PoolStatsTest {
             await().atMost(HANG).until(() -> pool.stats().parkedWorkers() == 1);
             PoolStats joining = pool.stats();
             assertEquals(1, joining.runningWorkers(), joining::toString);
+            assertEquals(2, joining.activeWorkers(), joining::toString); // both have a task
             childRelease.countDown();
             assertEquals(2, (int) parent.get(HANG.toSeconds(), TimeUnit.SECONDS));
         } finally {
@@ -389,17 +390,18 @@ class PoolStatsTest {
     }
 
     @Test
-    void aWorkerLookingForWorkIsActiveButNotRunning() throws Exception {
+    void aWorkerLookingForWorkIsNeitherActiveNorRunning() throws Exception {
         // Searchers spin for minutes before parking (at most half the pool searches; the
-        // others park at once): active the whole test, running only while in a task.
+        // others park at once): a fresh pool's workers look for work, and none has a task.
         WorkStealingPool pool = WorkStealingPool.builder().parallelism(4)
                 .idleStrategy(IdleStrategy.backoff(Integer.MAX_VALUE, 0)).build();
         try {
-            // (The searcher bound may be overshot by one, so not exactly 2 parked.)
-            await().atMost(HANG).until(() -> pool.stats().runningWorkers() == 0
-                    && pool.stats().activeWorkers() >= 1);
-            PoolStats idle = pool.stats();
-            assertTrue(idle.activeWorkers() >= 1, idle::toString);
+            await().atMost(HANG).until(() -> pool.stats().poolSize() == 4);
+            for (int i = 0; i < 100; i++) {
+                PoolStats fresh = pool.stats();
+                assertEquals(0, fresh.activeWorkers(), fresh::toString);
+                assertEquals(0, fresh.runningWorkers(), fresh::toString);
+            }
             CountDownLatch entered = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             pool.execute(() -> {
@@ -408,9 +410,12 @@ class PoolStatsTest {
             });
             assertTrue(entered.await(HANG.toSeconds(), TimeUnit.SECONDS));
             PoolStats busy = pool.stats();
+            assertEquals(1, busy.activeWorkers(), busy::toString);
             assertEquals(1, busy.runningWorkers(), busy::toString);
             release.countDown();
-            await().atMost(HANG).until(() -> pool.stats().runningWorkers() == 0);
+            // Back to searching: no longer active.
+            await().atMost(HANG).until(() -> pool.stats().activeWorkers() == 0
+                    && pool.stats().runningWorkers() == 0);
         } finally {
             pool.shutdownNow(); // interrupts the blocked tasks if an assertion failed
             assertTrue(pool.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS));

@@ -30,6 +30,14 @@ public final class PoolFutureTask<V> extends FutureTask<V> {
     }
 
     private volatile Signal signal;
+    /**
+     * Set by {@code cancel(true)} before it interrupts the runner: tells {@link Worker#runNested}
+     * that an interrupt arriving while the worker ran a nested task on top of this one was aimed
+     * at this one. Volatile: the worker reads it after the nested task returns, and a canceller
+     * whose interrupt landed then wrote it before (program order, then the interrupt's
+     * synchronizes-with; or the volatile order if the worker reads it first).
+     */
+    private volatile boolean interruptRequested;
 
     public PoolFutureTask(Callable<V> callable) {
         super(callable);
@@ -53,6 +61,28 @@ public final class PoolFutureTask<V> extends FutureTask<V> {
         } finally { // even out of stack entering it: the future must complete
             super.setException(t);
         }
+    }
+
+    /**
+     * As {@link FutureTask#cancel}; with {@code mayInterruptIfRunning}, records first that an
+     * interrupt is meant for this task, so that it reaches the task even if the worker running it
+     * is busy with a nested task when it lands ({@link Worker#runNested}).
+     */
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+        if (mayInterruptIfRunning && !isDone()) {
+            interruptRequested = true;
+        }
+        return super.cancel(mayInterruptIfRunning);
+    }
+
+    /**
+     * Whether {@code task} (a submitted task, or its timed wrapper) was cancelled with an
+     * interrupt: its runner owes it one.
+     */
+    static boolean interruptRequested(Runnable task) {
+        Runnable r = task instanceof TimedTask ? ((TimedTask) task).task : task;
+        return r instanceof PoolFutureTask && ((PoolFutureTask<?>) r).interruptRequested;
     }
 
     @Override

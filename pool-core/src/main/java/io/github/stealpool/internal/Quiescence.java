@@ -20,7 +20,19 @@ public final class Quiescence {
     /** The longest park between two polls. */
     static final long MAX_PARK_NANOS = 1_000_000L;
 
+    /**
+     * Where a pause counter stops growing: from there on every pause is a park of
+     * {@link #MAX_PARK_NANOS}, so a counter held here ({@link #nextRound}) never wraps to a
+     * negative round, which would spin again.
+     */
+    static final int SATURATED_ROUND = SPIN_ROUNDS + YIELD_ROUNDS + 10;
+
     private Quiescence() {
+    }
+
+    /** The round after {@code round}, held at {@link #SATURATED_ROUND}: a wait may last weeks. */
+    static int nextRound(int round) {
+        return round < SATURATED_ROUND ? round + 1 : SATURATED_ROUND;
     }
 
     /**
@@ -61,7 +73,7 @@ public final class Quiescence {
         long deadline = System.nanoTime() + nanos;
         boolean interrupted = false;
         try {
-            for (int round = 0; ; round++) {
+            for (int round = 0; ; round = nextRound(round)) {
                 if (scheduler.isQuiescent()) {
                     return true;
                 }

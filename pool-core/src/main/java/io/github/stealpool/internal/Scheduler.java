@@ -1096,15 +1096,20 @@ public final class Scheduler {
         }
         int size = liveWorkers;
         int parked = sleep.sleepingWorkers();
-        int active = Math.max(0, size - parked);
-        // A worker waking from a park may be read as parked and as running at once: an
-        // estimate, clamped to the workers alive.
+        // Flags read one after another, while workers come and go: an estimate, clamped to the
+        // workers alive. A worker parked in a join is parked and active at once.
         int running = 0;
+        int active = 0;
         for (int i = 0; i < n; i++) {
-            if (workers[i].stats.running()) {
+            WorkerStats ws = workers[i].stats;
+            if (ws.running()) {
                 running++;
             }
+            if (ws.active()) {
+                active++;
+            }
         }
+        active = Math.min(active, size);
         return new PoolStats(completed, failed, external, fromWorkers, rejectedSubmissions.sum(),
                 steals, attempts, idle[0], idle[1], idle[2], queuedTasks(),
                 active, Math.min(running, size), parked, size, parallelism,

@@ -113,6 +113,18 @@ public final class Worker implements Runnable {
     private int helpDepth;
     /** Bottom index when the task running now started: deque entries above it are its forks. */
     private long taskFloor;
+    /**
+     * The task on top of this worker's stack, as {@link #runNext} or {@link #runNested} gave it
+     * (null between tasks): {@link #runNested} asks it whether an interrupt arriving during a
+     * nested task was aimed at it.
+     */
+    private Runnable runningTask;
+    /**
+     * Whether this worker has a task in hand: set when it takes one after having none, cleared
+     * when it runs out of work. The thread's own copy of {@link WorkerStats#active()}, so that
+     * the shared flag is written only when it changes.
+     */
+    private boolean busy;
 
     /** The worker that the calling thread runs, of any pool, or null. */
     public static Worker current() {
@@ -366,14 +378,21 @@ public final class Worker implements Runnable {
     }
 
     /**
-     * Runs a task on top of the waiting task's stack. The waiting task keeps its own interrupt
-     * status; the nested task's does not leak into it. The caller counts it as completed (a
-     * task taken back with {@link #tryUnfork} already is).
+     * Runs a task on top of the waiting task's stack, keeping their interrupts apart as two
+     * {@code ThreadPoolExecutor} workers would. The nested task starts with a clear status; an
+     * interrupt it leaves behind, or one aimed at it ({@code cancel(true)} of its future), is
+     * dropped when it returns. The waiting task gets back the status it had, and gets an
+     * interrupt that was aimed at it meanwhile: {@code shutdownNow} (the pool is stopping) or
+     * {@code cancel(true)} of its own future ({@link PoolFutureTask#interruptRequested}, set
+     * before the canceller interrupts, so it is seen here whichever the interrupt hit). The
+     * caller counts the task as completed (a task taken back with {@link #tryUnfork} already is).
      */
     void runNested(Runnable t) {
         boolean interrupted = Thread.interrupted();
         long floor = taskFloor;
+        Runnable outer = runningTask;
         taskFloor = deque.bottomIndex();
+        runningTask = t;
         try {
             scheduler.runTask(t);
         } catch (StackOverflowError e) {
@@ -385,10 +404,11 @@ public final class Worker implements Runnable {
             throw e;
         } finally {
             taskFloor = floor;
-        }
-        Thread.interrupted(); // whatever the nested task left behind
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+            runningTask = outer;
+            Thread.interrupted(); // the nested task's, or one aimed at it
+            if (interrupted || scheduler.isStopping() || PoolFutureTask.interruptRequested(outer)) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -399,14 +419,15 @@ public final class Worker implements Runnable {
             CURRENT.set(this);
         }
         boolean normalExit = false;
-        stats.setRunning(true);
         try {
             runLoop();
             normalExit = true;
         } finally {
             // A thread that dies while searching (out of memory in the idle loop) must not
             // leave its search counted: posters would wait for it forever.
-            stats.setRunning(false); // first: it cannot throw, and leaveSearch can
+            stats.setBusy(false); // first: it cannot throw, and leaveSearch can
+            busy = false;
+            runningTask = null;
             leaveSearch();
             if (foreignThread) {
                 CURRENT.remove();
@@ -448,12 +469,18 @@ public final class Worker implements Runnable {
             return false; // no longer needed, its deque empty: see Scheduler, "Blocking calls"
         }
         if (task == null && (task = scan()) == null) {
-            // Running is written here, when the worker runs out of work, never per task.
-            stats.setRunning(false);
+            // Busy is written when the worker runs out of work or gets some, never per task.
+            if (busy) {
+                busy = false;
+                stats.setBusy(false);
+            }
             if ((task = awaitWork()) == null) {
                 return false;
             }
-            stats.setRunning(true);
+        }
+        if (!busy) {
+            busy = true;
+            stats.setBusy(true);
         }
         // An interrupt aimed at the previous task (cancel(true) racing its end) or at this
         // worker while it was idle must not reach this task; one from shutdownNow must.
@@ -461,7 +488,9 @@ public final class Worker implements Runnable {
             Thread.currentThread().interrupt();
         }
         taskFloor = deque.bottomIndex();
+        runningTask = task;
         s.runTask(task);
+        runningTask = null; // keeps no finished task reachable
         stats.incCompleted();
         return true;
     }
@@ -659,7 +688,8 @@ public final class Worker implements Runnable {
                         if (s.isQuiescent()) {
                             return;
                         }
-                        interrupted |= Quiescence.pause(idle++);
+                        interrupted |= Quiescence.pause(idle);
+                        idle = Quiescence.nextRound(idle);
                         continue;
                     }
                     s.quietLeave(); // before taking a task (isQuiescent's second read)
@@ -685,7 +715,8 @@ public final class Worker implements Runnable {
                 if (s.isQuiescent()) {
                     return;
                 }
-                interrupted |= Quiescence.pause(idle++);
+                interrupted |= Quiescence.pause(idle);
+                idle = Quiescence.nextRound(idle);
             }
         } finally {
             if (quiet) {

@@ -45,6 +45,7 @@ public final class WorkerStats extends WorkerStatsPad1 {
     private static final VarHandle YIELD_ROUNDS;
     private static final VarHandle FAILED;
     private static final VarHandle RUNNING;
+    private static final VarHandle ACTIVE;
 
     static {
         try {
@@ -57,6 +58,7 @@ public final class WorkerStats extends WorkerStatsPad1 {
             YIELD_ROUNDS = l.findVarHandle(WorkerStatsCounters.class, "yieldRounds", long.class);
             FAILED = l.findVarHandle(WorkerStatsCounters.class, "failed", long.class);
             RUNNING = l.findVarHandle(WorkerStatsCounters.class, "running", boolean.class);
+            ACTIVE = l.findVarHandle(WorkerStatsCounters.class, "active", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -109,6 +111,12 @@ public final class WorkerStats extends WorkerStatsPad1 {
         RUNNING.setOpaque(this, running);
     }
 
+    /** The worker took a task after having none (true), or ran out of work (false). */
+    void setBusy(boolean busy) {
+        ACTIVE.setOpaque(this, busy);
+        RUNNING.setOpaque(this, busy);
+    }
+
     // Any thread.
 
     long spinRounds() {
@@ -129,6 +137,10 @@ public final class WorkerStats extends WorkerStatsPad1 {
 
     boolean running() {
         return (boolean) RUNNING.getOpaque(this);
+    }
+
+    boolean active() {
+        return (boolean) ACTIVE.getOpaque(this);
     }
 
     long submitted() {
@@ -168,11 +180,17 @@ abstract class WorkerStatsCounters extends WorkerStatsPad0 {
     /** Tasks that threw on this worker (execute, submit, Task), whatever caught the failure. */
     long failed;
     /**
-     * Whether the worker is running tasks: its thread is in the run loop, not looking for work
-     * in the idle loop, and not parked in a join. Written only when that changes: never while
-     * the worker has a backlog, twice per task when it is fed one task at a time.
+     * Whether the worker is running tasks: it has a task in hand ({@link #active}) and is not
+     * parked in a join. Written only when that changes: never while the worker has a backlog,
+     * twice per task when it is fed one task at a time.
      */
     boolean running;
+    /**
+     * Whether the worker has a task in hand: set when it takes one after having none, cleared
+     * when it runs out of work, so false in a worker that has run nothing yet. A task parked in
+     * a join or blocked in a call still counts. Written as {@link #running} is.
+     */
+    boolean active;
 }
 
 abstract class WorkerStatsPad1 extends WorkerStatsCounters {

@@ -51,7 +51,7 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code executor.queued}</td><td>gauge</td>
  *       <td>injection queue plus deques, approximate ({@code executor_queued})</td></tr>
  *   <tr><td>{@code executor.active}</td><td>gauge</td>
- *       <td>workers not parked ({@code executor_active})</td></tr>
+ *       <td>workers with a task in hand ({@code executor_active})</td></tr>
  *   <tr><td>{@code executor.running}</td><td>gauge</td>
  *       <td>workers running tasks: not looking for work, not parked in a join
  *       ({@code executor_running})</td></tr>
@@ -432,8 +432,10 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
         meters.add(gauge(registry, "executor.queued", null,
                 "The approximate number of tasks that are queued for execution",
                 PoolStats::queuedTasks));
+        // Micrometer's ThreadPoolExecutor help text: workers with a task in hand, not those
+        // looking for one (which its ForkJoinPool meter counts too).
         meters.add(gauge(registry, "executor.active", null,
-                "An estimate of the number of threads that are currently stealing or executing tasks",
+                "The approximate number of threads that are actively executing tasks",
                 PoolStats::activeWorkers));
         // Micrometer's ForkJoinPool meter and help text: workers not parked in a join. Ours
         // also leaves out workers looking for work, which ForkJoinPool's estimate counts.

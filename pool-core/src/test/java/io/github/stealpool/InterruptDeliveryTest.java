@@ -1,0 +1,129 @@
+package io.github.stealpool;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Interrupts reach the task they were aimed at when a worker runs one task on top of another:
+ * a task that waits for a future it submitted runs that task itself on a one-worker pool. As
+ * with a {@code ThreadPoolExecutor}, an interrupt from {@code shutdownNow} or from
+ * {@code cancel(true)} of the outer task's future reaches the outer task once the nested one
+ * returns, and one aimed at the nested task never reaches the outer one.
+ */
+class InterruptDeliveryTest {
+
+    private static final long HANG = 30; // seconds: a hang detector, not a speed claim
+
+    private final WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).build();
+    /** Lets every spinning task of a failed test go, so that the pool can end. */
+    private final AtomicBoolean giveUp = new AtomicBoolean();
+
+    @AfterEach
+    void close() throws InterruptedException {
+        giveUp.set(true);
+        pool.shutdownNow();
+        assertTrue(pool.awaitTermination(HANG, TimeUnit.SECONDS));
+    }
+
+    /** The outer task, the nested task it waits for, and what the outer one saw afterwards. */
+    private final class Nesting {
+        final CountDownLatch nestedStarted = new CountDownLatch(1);
+        final AtomicBoolean releaseNested = new AtomicBoolean();
+        final AtomicReference<Future<?>> nested = new AtomicReference<>();
+        final CountDownLatch outerInterrupted = new CountDownLatch(1);
+        final CountDownLatch outerDone = new CountDownLatch(1);
+        final AtomicBoolean interruptedAfterNested = new AtomicBoolean();
+        /** Counted down once {@link #interruptedAfterNested} holds what the outer task saw. */
+        final CountDownLatch nestedReturned = new CountDownLatch(1);
+        final Future<?> outer;
+
+        Nesting() throws InterruptedException {
+            outer = pool.submit(() -> {
+                try {
+                    Future<?> f = pool.submit(() -> {
+                        nestedStarted.countDown();
+                        spinUntil(releaseNested); // ignores interrupts, as a CPU-bound step
+                    });
+                    nested.set(f);
+                    try {
+                        f.get(); // on the one worker: runs f on top of this task
+                    } catch (CancellationException | ExecutionException e) {
+                        // the nested task's outcome is not what these tests look at
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt(); // the same news, as an exception
+                    }
+                    interruptedAfterNested.set(Thread.currentThread().isInterrupted());
+                    nestedReturned.countDown();
+                    while (!Thread.currentThread().isInterrupted() && !giveUp.get()) {
+                        Thread.onSpinWait(); // the outer task's own loop, ended by an interrupt
+                    }
+                    if (Thread.currentThread().isInterrupted()) {
+                        outerInterrupted.countDown();
+                    }
+                } finally {
+                    outerDone.countDown();
+                }
+            });
+            assertTrue(nestedStarted.await(HANG, TimeUnit.SECONDS));
+        }
+    }
+
+    private void spinUntil(AtomicBoolean flag) {
+        while (!flag.get() && !giveUp.get()) {
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
+    void shutdownNowDuringANestedTaskReachesTheOuterTask() throws Exception {
+        Nesting n = new Nesting();
+        pool.shutdownNow();
+        n.releaseNested.set(true);
+        assertTrue(n.outerInterrupted.await(HANG, TimeUnit.SECONDS), "the outer task never saw the stop");
+        assertTrue(pool.awaitTermination(HANG, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void cancellingTheOuterTaskDuringANestedTaskInterruptsTheOuterTask() throws Exception {
+        Nesting n = new Nesting();
+        assertTrue(n.outer.cancel(true));
+        n.releaseNested.set(true);
+        assertTrue(n.outerInterrupted.await(HANG, TimeUnit.SECONDS),
+                "the outer task never saw its cancellation's interrupt");
+        assertTrue(n.outerDone.await(HANG, TimeUnit.SECONDS));
+        // The pool goes on: the next task starts with a clear status.
+        assertFalse(pool.submit(() -> Thread.currentThread().isInterrupted()).get(HANG, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void cancellingTheOuterTaskWithoutInterruptLeavesItUninterrupted() throws Exception {
+        Nesting n = new Nesting();
+        assertTrue(n.outer.cancel(false));
+        n.releaseNested.set(true);
+        assertTrue(n.nestedReturned.await(HANG, TimeUnit.SECONDS));
+        assertFalse(n.interruptedAfterNested.get(), "cancel(false) interrupted the outer task");
+    }
+
+    @Test
+    void cancellingTheNestedTaskDoesNotInterruptTheOuterTask() throws Exception {
+        Nesting n = new Nesting();
+        assertTrue(n.nested.get().cancel(true));
+        n.releaseNested.set(true);
+        assertTrue(n.nestedReturned.await(HANG, TimeUnit.SECONDS));
+        assertFalse(n.interruptedAfterNested.get(), "the nested task's interrupt reached the outer task");
+        assertThrows(CancellationException.class, () -> n.nested.get().get());
+        assertTrue(n.outer.cancel(true)); // now aimed at the outer task: it ends
+        assertTrue(n.outerInterrupted.await(HANG, TimeUnit.SECONDS));
+    }
+}
