@@ -478,6 +478,38 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
     }
 
     /**
+     * The number of tasks forked by the calling worker that wait in its deque (not yet run,
+     * taken back or stolen), as {@code ForkJoinTask.getQueuedTaskCount()}: an estimate, since
+     * other workers may steal them at any moment.
+     *
+     * @return the calling worker's queued forks, or 0 on a thread that is no pool's worker
+     */
+    public static int getQueuedTaskCount() {
+        Worker w = Worker.current();
+        return w == null ? 0 : w.queuedTasks();
+    }
+
+    /**
+     * An estimate of how many more tasks the calling worker holds than the other workers are
+     * likely to steal, as {@code ForkJoinTask.getSurplusQueuedTaskCount()}: its queued forks
+     * less a small reserve that grows as fewer of the pool's workers are awake (none while more
+     * than half are awake, up to 8 when almost all sleep). It drives the usual way to split a
+     * recursion adaptively: keep splitting while the surplus is small, compute directly once it
+     * is large enough, for example
+     *
+     * <pre>{@code
+     * if (hi - lo > MIN && Task.getSurplusQueuedTaskCount() <= 3) { split and fork }
+     * else { compute directly }
+     * }</pre>
+     *
+     * @return the surplus, which may be negative; 0 on a thread that is no pool's worker
+     */
+    public static int getSurplusQueuedTaskCount() {
+        Worker w = Worker.current();
+        return w == null ? 0 : w.surplusQueuedTasks();
+    }
+
+    /**
      * The pool whose worker is the calling thread, as {@code ForkJoinTask.getPool()}.
      *
      * @return the {@link WorkStealingPool} the calling thread works for (the common pool
@@ -711,6 +743,28 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
         // goes back with a plain write, as the hot paths make it (see claimed).
         claimed = 0;
         return true;
+    }
+
+    /**
+     * Makes a completed task new again, so that it can be forked, submitted or invoked once
+     * more, as {@code ForkJoinTask.reinitialize()}: iterative code that reruns the same tasks
+     * (a relaxation, a time step) keeps its objects instead of allocating new ones. Its outcome
+     * (result, failure or cancellation) is forgotten. A task never started is left as it is.
+     *
+     * <p>Call it only once the task's run has returned and nobody waits for it or completes it,
+     * typically in the task that joined it: a join or a {@code complete} racing this call may
+     * see the old outcome or lose the new one (as with {@code ForkJoinTask}, whose result is
+     * then undefined).
+     *
+     * @throws IllegalStateException if the task is forked, submitted or running and not done
+     */
+    public final void reinitialize() {
+        if (!LatchAccess.isSet(this) && claimed != 0) {
+            throw new IllegalStateException("reinitialize() on a task that is forked, submitted or "
+                    + "running and not done yet: join it first (" + this + ")");
+        }
+        LatchAccess.reset(this);
+        claimed = 0; // plainly, as tryUnfork gives a claim back: the next fork's release publishes it
     }
 
     // ------------------------------------------------------------------ internals

@@ -484,6 +484,61 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
     }
 
     /**
+     * Whether the pool is on its way to termination, as {@code ThreadPoolExecutor.isTerminating()}
+     * and {@code ForkJoinPool.isTerminating()}: shut down (by {@link #shutdown()} or
+     * {@link #shutdownNow()}) but not terminated yet. Always false for the {@link #common()} pool,
+     * which no shutdown stops.
+     *
+     * @return true after a shutdown, until {@link #isTerminated()} becomes true
+     */
+    public boolean isTerminating() {
+        return scheduler.isShutdown() && !scheduler.isTerminated();
+    }
+
+    /**
+     * Whether the pool looks quiescent right now, as {@code ForkJoinPool.isQuiescent()}: no task
+     * is queued anywhere in it and every worker is idle (parked, or waiting in
+     * {@link Task#helpQuiesce()} or in a join for work that is not queued). A worker still
+     * looking for work after its last task counts as busy until it parks, so a pool that just
+     * ran out of work may take a moment to look quiescent. Only as exact as it can be while
+     * tasks arrive from outside: a submission may make it busy again at once.
+     *
+     * @return true if the pool has no work and every worker is idle
+     */
+    public boolean isQuiescent() {
+        return scheduler.isQuiescent();
+    }
+
+    /**
+     * Waits until the pool {@linkplain #isQuiescent() looks quiescent} or the timeout passes, as
+     * {@code ForkJoinPool.awaitQuiescence(timeout, unit)}. Called by a task of this pool it runs
+     * tasks meanwhile, as {@link Task#helpQuiesce()} does, whatever the timeout (a task cannot be
+     * abandoned halfway), and returns true. From any other thread it polls without running
+     * tasks, backing off to parks of up to a millisecond, so it notices quiescence a little late.
+     * Interrupts are kept, not acted on, as {@code ForkJoinPool} does; after
+     * {@link #shutdownNow()} the workers stop without running what is queued, so a pool with
+     * queued tasks then never looks quiescent and the call waits out its timeout.
+     *
+     * @param timeout the longest time to wait
+     * @param unit    the unit of {@code timeout}
+     * @return true if the pool looked quiescent, false if the timeout passed first
+     * @throws NullPointerException if {@code unit} is null
+     */
+    public boolean awaitQuiescence(long timeout, TimeUnit unit) {
+        Objects.requireNonNull(unit, "unit");
+        Worker w = scheduler.currentWorker();
+        if (w != null) {
+            w.helpQuiesce(); // returns when quiescent, or at once once the pool is stopping
+            return !scheduler.isStopping() || scheduler.isQuiescent();
+        }
+        try {
+            return Quiescence.await(scheduler, Math.max(0L, unit.toNanos(timeout)), false);
+        } catch (InterruptedException impossible) {
+            throw new AssertionError(impossible);
+        }
+    }
+
+    /**
      * Waits until the pool has terminated and its worker threads have ended, or the timeout
      * passes. Once this returns true the pool has terminated and no thread of it is alive,
      * unless the timeout ran out while they were ending (they get what is left of it; the last

@@ -315,4 +315,16 @@ public abstract class Latch {
     final boolean addSleepingWorker(Worker w) {
         return addWaiter(new Waiter(Thread.currentThread(), w));
     }
+
+    /**
+     * Unsets the latch, with no waiters, for a task to be run again ({@code Task.reinitialize}).
+     * Only while nobody waits for it or sets it (the caller's contract, as that of
+     * {@code ForkJoinTask.reinitialize}): a stale waiter or setter would race the new run. The
+     * stack is emptied before the outcome is cleared, so an unset latch never shows the closed
+     * stack; the next fork's or submission's release publishes both writes to its runner.
+     */
+    final void reset() {
+        WAITERS.setVolatile(this, null);
+        OUTCOME.setVolatile(this, null);
+    }
 }

@@ -53,6 +53,11 @@ public final class LatchAccess {
         latch.awaitUninterruptibly();
     }
 
+    /** See {@link Latch#reset()}. */
+    public static void reset(Latch latch) {
+        latch.reset();
+    }
+
     /** See {@link Latch#await(long)}. */
     public static boolean await(Latch latch, long nanos) throws InterruptedException {
         return latch.await(nanos);

@@ -618,7 +618,7 @@ public final class Scheduler {
         return runState >= SHUTDOWN;
     }
 
-    boolean isStopping() {
+    public boolean isStopping() {
         return runState >= STOP;
     }
 
@@ -1188,7 +1188,7 @@ public final class Scheduler {
      *       latch's waiter), so the setter's own next look sees it awake.</li>
      * </ul>
      */
-    boolean isQuiescent() {
+    public boolean isQuiescent() {
         // An unlocked look first, off Sleep's lock while the pool is plainly busy. It may err
         // either way for an instant (a worker moving between the quiet count and Sleep); an
         // idle answer is checked by the locked reads below, a busy one makes the caller ask

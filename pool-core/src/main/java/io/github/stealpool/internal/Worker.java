@@ -151,6 +151,30 @@ public final class Worker implements Runnable {
         }
     }
 
+    /** Tasks waiting in this worker's deque: its forks not yet run, taken back or stolen. */
+    public int queuedTasks() {
+        return deque.size();
+    }
+
+    /**
+     * How many more tasks this worker holds than the other workers are likely to steal soon, as
+     * {@code ForkJoinTask.getSurplusQueuedTaskCount()} estimates it: the queued tasks less a
+     * reserve that grows as fewer workers are awake to steal (none while more than half the pool
+     * is awake, then 1, 2, 4 and 8 as a quarter, an eighth, a sixteenth or fewer are). A
+     * recursion that splits while this is small keeps the idle workers fed without splitting
+     * more than they take. May be negative.
+     */
+    public int surplusQueuedTasks() {
+        int queued = deque.size();
+        int p = scheduler.parallelism;
+        int awake = p - scheduler.sleep.sleepingWorkers();
+        int reserve = 0;
+        for (int share = p >>> 1; reserve < 8 && awake <= share; share >>>= 1) {
+            reserve = reserve == 0 ? 1 : reserve << 1;
+        }
+        return queued - reserve;
+    }
+
     /** This worker's scheduler. */
     public Scheduler scheduler() {
         return scheduler;
