@@ -151,6 +151,12 @@ public final class InjectionQueue {
     private final Stripe[] stripes;
     private final int mask;
     private final Runnable tasksLeft;
+    /**
+     * Test seam: run by {@link #drainTo} when it starts waiting for a task in transit (see
+     * "Tasks in transit"), so a test can let the linking producer go only then. Tests in this
+     * package set it before any other thread uses the queue; the pool's does nothing.
+     */
+    Runnable transitProbe = () -> { };
 
     /** A queue on its own, with nobody to give notice of tasks left behind a lock. */
     public InjectionQueue(int stripes) {
@@ -173,6 +179,11 @@ public final class InjectionQueue {
             this.stripes[i] = new Stripe();
         }
         this.mask = n - 1;
+    }
+
+    /** Stripe {@code i}, for tests in this package. */
+    Stripe stripe(int i) {
+        return stripes[i];
     }
 
     /** Number of stripes (a power of two). */
