@@ -124,7 +124,7 @@ public final class InjectionQueue {
     public static final int BATCH = 64;
 
     /** Chunk size of each stripe's queue: one allocation per 1024 queued tasks. */
-    static final int CHUNK = 1 << 10;
+    public static final int CHUNK = 1 << 10;
 
     /** Upper bound on stripes: beyond that producers rarely collide anyway. */
     static final int MAX_STRIPES = 64;
