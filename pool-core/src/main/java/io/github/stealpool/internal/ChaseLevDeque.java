@@ -93,16 +93,32 @@ public final class ChaseLevDeque<E> extends ChaseLevDequePad2 {
         }
     }
 
+    /** Largest array this deque allocates: {@link #MAX_CAPACITY} but in tests of a full deque. */
+    private final int maxCapacity;
+
     public ChaseLevDeque() {
         this(INITIAL_CAPACITY);
     }
 
     /** @param initialCapacity rounded up to a power of two, at least 2 */
     public ChaseLevDeque(int initialCapacity) {
-        if (initialCapacity < 1 || initialCapacity > MAX_CAPACITY) {
-            throw new IllegalArgumentException("initialCapacity must be in [1, " + MAX_CAPACITY
+        this(initialCapacity, MAX_CAPACITY);
+    }
+
+    /**
+     * For tests in this package: a deque that is full at {@code maxCapacity} (a power of two),
+     * so the paths taken when a push cannot grow are reached with a few tasks.
+     */
+    ChaseLevDeque(int initialCapacity, int maxCapacity) {
+        if (maxCapacity < 2 || maxCapacity > MAX_CAPACITY || Integer.bitCount(maxCapacity) != 1) {
+            throw new IllegalArgumentException("maxCapacity must be a power of two in [2, "
+                    + MAX_CAPACITY + "]: " + maxCapacity);
+        }
+        if (initialCapacity < 1 || initialCapacity > maxCapacity) {
+            throw new IllegalArgumentException("initialCapacity must be in [1, " + maxCapacity
                     + "]: " + initialCapacity);
         }
+        this.maxCapacity = maxCapacity;
         int cap = Math.max(2, Integer.highestOneBit(initialCapacity - 1) << 1);
         ARRAY.setRelease(this, new Object[cap]);
     }
@@ -176,7 +192,12 @@ public final class ChaseLevDeque<E> extends ChaseLevDequePad2 {
      * after it, so the batch appears at once (see "Memory orderings": the release store
      * publishes every plain store of a slot before it, as it does push's one).
      *
+     * <p>All or nothing: {@code bottom} is its last write, so if it throws (the deque is full,
+     * or growing it ran out of memory part-way) none of the elements was added, and the caller
+     * still holds every one of them (the array may have grown; that changes no element).
+     *
      * @throws IndexOutOfBoundsException if {@code [from, to)} is not a range of {@code src}
+     * @throws IllegalStateException if the deque cannot hold them all
      */
     public void pushAll(E[] src, int from, int to) {
         Objects.checkFromToIndex(from, to, src.length);
@@ -185,7 +206,7 @@ public final class ChaseLevDeque<E> extends ChaseLevDequePad2 {
         long t = lvTop();
         Object[] a = lpArray();
         while (b - t > a.length - count) {
-            if (b - t + count > MAX_CAPACITY) { // fail before growing to the largest array
+            if (b - t + count > maxCapacity) { // fail before growing to the largest array
                 throw new IllegalStateException("work-stealing deque is full (" + (b - t) + " tasks, "
                         + count + " more)");
             }
@@ -364,7 +385,7 @@ public final class ChaseLevDeque<E> extends ChaseLevDequePad2 {
 
     private Object[] grow(Object[] old, long t, long b) {
         int oldCap = old.length;
-        if (oldCap >= MAX_CAPACITY) {
+        if (oldCap >= maxCapacity) {
             throw new IllegalStateException("work-stealing deque is full (" + oldCap + " tasks)");
         }
         int newCap = oldCap << 1;

@@ -46,12 +46,14 @@ import org.jctools.queues.varhandle.MpscUnboundedVarHandleArrayQueue;
  * <h2>Invariants</h2>
  * <ul>
  *   <li>A stripe has at most one consumer at a time: the holder of its lock. So each MPSC queue is
- *       used as specified, and every offered task is taken exactly once.</li>
+ *       used as specified, and every offered task is taken exactly once. The holder also owns
+ *       the scratch array and {@code stashed}: a task in it is in the stripe.</li>
  *   <li>No task waits forever: every worker's cursor visits every stripe, and a worker whose
  *       search found a stripe locked may sleep only because the holder, once it unlocks, looks
  *       at the stripe again and gives notice of any task left there (below; {@link #drainTo}
  *       excepted, which runs only once the pool stops).</li>
- *   <li>Progress: offers are lock-free. A consumer that is descheduled while holding a stripe's
+ *   <li>Progress: offers are lock-free but for a chunk link, during which the stripe's other
+ *       producers spin (JCTools). A consumer that is descheduled while holding a stripe's
  *       lock (for one batch) delays that stripe only; the others skip it.</li>
  * </ul>
  *
@@ -63,6 +65,39 @@ import org.jctools.queues.varhandle.MpscUnboundedVarHandleArrayQueue;
  * against a worker's CAS on that counter, then its {@code isEmpty()} check (a Dekker pattern; see
  * {@link Sleep}). A stripe lock is taken with a CAS and released with a volatile store, which
  * orders one holder's use of the MPSC consumer side before the next holder's.
+ *
+ * <h2>Tasks in transit</h2>
+ * An offer that links a new chunk (once per {@link #CHUNK} offers to a stripe) CASes the
+ * producer index to an odd value, allocates and links the chunk with release stores, and only
+ * then publishes the next even index; other producers of the stripe spin meanwhile. In that
+ * window the stripe holds a task ({@code Stripe.isEmpty()} is false) that JCTools' {@code poll}
+ * cannot take: it answers null. A worker skips it (the holder's look after unlocking gives
+ * notice, below). {@link #drainTo}, the sweep of {@code shutdownNow} and of a late submitter,
+ * must not: the submitter's re-check of the run state may have read RUNNING while the link's
+ * stores were still on their way, so nobody else would hand the task back. The sweep therefore
+ * drains each stripe until its indexes meet, spinning while a link is in progress: the linking
+ * producer finishes in a bounded number of its own steps.
+ * <p>Unless it died inside the link: a {@code StackOverflowError} (or any error) thrown in
+ * JCTools' offer after its odd CAS leaves the index odd for good, its task never visible. That
+ * task was not accepted (the error reached its submitter), but the stripe is wedged: every
+ * later offer to it spins forever inside JCTools, and {@code poll} never gets past it. Only
+ * JCTools can fix that (resize would have to restore the index on any throwable, as it does
+ * for an {@code OutOfMemoryError} while allocating). The pool's own paths stay safe: {@link
+ * #offer} marks a stripe whose offer threw ({@code offerFailed}, a field write in the catch,
+ * which cannot throw again), and the sweep does not wait on a marked stripe. The mark may be
+ * set by an offer that failed harmlessly (before its CAS, or out of memory, which JCTools
+ * undoes) while another producer links; not waiting is still safe because the pool's submitter
+ * re-checks the run state after a full fence that follows the whole offer (Scheduler,
+ * "Submissions racing with shutdown"): a sweep that reads the odd index after STOP means that
+ * submitter sees STOP and settles its task itself.
+ *
+ * <h2>A batch in transit</h2>
+ * Between polling a batch and pushing it onto the worker's deque, the tasks are only in the
+ * stripe's scratch array. If anything throws there (the deque is full or cannot grow, a stack
+ * overflow), {@code takeBatch} leaves the tasks taken so far in the scratch array and counts
+ * them in {@code stashed}, still under the stripe's lock; the stripe is not empty while any is
+ * stashed, the next holder takes them first, and {@link #drainTo} returns them first. So every
+ * polled task is pushed, run by the taker, or back in the stripe, whatever throws.
  *
  * <h2>Tasks left behind a lock</h2>
  * A worker's search skips a stripe another thread holds, so it does not see the tasks in it. It
@@ -89,7 +124,7 @@ public final class InjectionQueue {
     public static final int BATCH = 64;
 
     /** Chunk size of each stripe's queue: one allocation per 1024 queued tasks. */
-    static final int CHUNK = 1 << 10;
+    public static final int CHUNK = 1 << 10;
 
     /** Upper bound on stripes: beyond that producers rarely collide anyway. */
     static final int MAX_STRIPES = 64;
@@ -140,9 +175,15 @@ public final class InjectionQueue {
          * a task on its way. JCTools' {@code poll} answers null for it until the offer has linked
          * the chunk (it halves the difference too), so a holder may take nothing; its look after
          * unlocking then sees the odd index and gives notice, and workers search again until the
-         * task can be taken.
+         * task can be taken; the sweep waits for it ("Tasks in transit"). Tasks a failed
+         * transfer left in the scratch array count too ("A batch in transit").
          */
         boolean isEmpty() {
+            return stashed == 0 && queueIsEmpty();
+        }
+
+        /** The queue alone, without {@code stashed}: consumer index first, as above. */
+        boolean queueIsEmpty() {
             long consumed = queue.lvConsumerIndex();
             return consumed == queue.lvProducerIndex();
         }
@@ -151,6 +192,12 @@ public final class InjectionQueue {
     private final Stripe[] stripes;
     private final int mask;
     private final Runnable tasksLeft;
+    /**
+     * Test seam: run by {@link #drainTo} when it starts waiting for a task in transit (see
+     * "Tasks in transit"), so a test can let the linking producer go only then. Tests in this
+     * package set it before any other thread uses the queue; the pool's does nothing.
+     */
+    Runnable transitProbe = () -> { };
 
     /** A queue on its own, with nobody to give notice of tasks left behind a lock. */
     public InjectionQueue(int stripes) {
@@ -175,14 +222,29 @@ public final class InjectionQueue {
         this.mask = n - 1;
     }
 
+    /** Stripe {@code i}, for tests in this package. */
+    Stripe stripe(int i) {
+        return stripes[i];
+    }
+
     /** Number of stripes (a power of two). */
     int stripes() {
         return stripes.length;
     }
 
-    /** Any thread: appends {@code task}. Never fails. */
+    /**
+     * Any thread: appends {@code task}. Fails only with an error thrown inside JCTools (out of
+     * memory for a new chunk, a stack overflow); then the stripe is marked (see "Tasks in
+     * transit") and the error propagates, the task not queued as far as the caller knows.
+     */
     public void offer(Runnable task) {
-        stripes[stripeOfCurrentThread()].queue.offer(task);
+        Stripe s = stripes[stripeOfCurrentThread()];
+        try {
+            s.queue.offer(task);
+        } catch (Throwable e) {
+            s.offerFailed = true; // a field write, no call: cannot overflow the stack again
+            throw e;
+        }
     }
 
     /**
@@ -249,26 +311,55 @@ public final class InjectionQueue {
      * with {@code fifo}, oldest first (the owner takes the top). For the owner popping, the
      * tasks are laid into the scratch array from its end backwards, so that the newest sits
      * lowest and the range pushed runs in the order wanted either way.
+     *
+     * <p>A batch in transit is never lost (see "A batch in transit"): the batch starts with the
+     * tasks a failed transfer left in the scratch array, and if anything throws before the
+     * push (a poll, or pushAll: the deque is full or cannot grow), the catch leaves every task
+     * taken so far there, counted in {@code stashed}, for the next holder or a sweep. pushAll
+     * adds all or nothing, so a throw means none was pushed. The catch and the scratch
+     * clearing only read and write fields: no call, so no stack overflow, between taking a
+     * task and handing it on.
      */
     private static Runnable takeBatch(Stripe s, ChaseLevDeque<Runnable> deque, boolean fifo) {
         Runnable[] batch = s.batch;
-        int n = 0;
-        for (Runnable t; n < BATCH && (t = s.queue.poll()) != null; n++) {
-            batch[fifo ? n : BATCH - 1 - n] = t;
-        }
-        if (n == 0) {
-            return null;
-        }
-        // fifo: the oldest at 0, the rest [1, n) oldest first; else the oldest at BATCH - 1,
-        // the rest [BATCH - n, BATCH - 1) newest first.
-        int first = fifo ? 0 : BATCH - 1;
-        int from = fifo ? 1 : BATCH - n;
-        int to = fifo ? n : BATCH - 1;
-        Runnable task = batch[first];
+        int n = s.stashed; // under the lock: the holder's own field
+        Runnable task;
+        int lo;
+        int hi;
         try {
+            if (n != 0) {
+                if (s.stashFifo != fifo) { // laid out for the other mode: reverse in place
+                    for (int i = 0, j = BATCH - 1; i < j; i++, j--) {
+                        Runnable x = batch[i];
+                        batch[i] = batch[j];
+                        batch[j] = x;
+                    }
+                    s.stashFifo = fifo;
+                }
+                s.stashed = 0; // the catch below counts them again if this transfer fails
+            }
+            for (Runnable t; n < BATCH && (t = s.queue.poll()) != null; n++) {
+                batch[fifo ? n : BATCH - 1 - n] = t;
+            }
+            if (n == 0) {
+                return null;
+            }
+            // fifo: the oldest at 0, the rest [1, n) oldest first; else the oldest at BATCH - 1,
+            // the rest [BATCH - n, BATCH - 1) newest first.
+            int first = fifo ? 0 : BATCH - 1;
+            int from = fifo ? 1 : BATCH - n;
+            int to = fifo ? n : BATCH - 1;
+            task = batch[first];
+            lo = Math.min(from, first);
+            hi = Math.max(to, first + 1);
             deque.pushAll(batch, from, to);
-        } finally { // the scratch never keeps a task reachable, even if the deque is full
-            Arrays.fill(batch, Math.min(from, first), Math.max(to, first + 1), null);
+        } catch (Throwable e) {
+            s.stashFifo = fifo; // the layout of batch[0, n) or batch[BATCH - n, BATCH)
+            s.stashed = n;      // volatile: counted by isEmpty from here on
+            throw e;
+        }
+        for (int i = lo; i < hi; i++) { // the scratch never keeps a handed-on task reachable
+            batch[i] = null;
         }
         return task;
     }
@@ -287,7 +378,7 @@ public final class InjectionQueue {
     public int size() {
         long n = 0;
         for (Stripe s : stripes) {
-            n += s.queue.size();
+            n += s.queue.size() + s.stashed;
         }
         return (int) Math.min(n, Integer.MAX_VALUE);
     }
@@ -307,7 +398,9 @@ public final class InjectionQueue {
 
     /**
      * Moves every queued task to {@code sink} and returns how many (shutdownNow, and settling a
-     * submission that raced with it). Waits for a worker that is taking a batch.
+     * submission that raced with it). Waits for a worker that is taking a batch, and for each
+     * task in transit (see "Tasks in transit"): it returns only once each stripe was seen
+     * really empty, or an offer to it failed.
      */
     public int drainTo(List<Runnable> sink) {
         int n = 0;
@@ -316,14 +409,47 @@ public final class InjectionQueue {
                 Thread.yield(); // held only while a worker takes one batch
             }
             try {
-                for (Runnable t; (t = s.queue.poll()) != null; n++) {
-                    sink.add(t);
-                }
+                n += drainStripe(s, sink);
             } finally {
                 s.unlock();
             }
         }
         return n;
+    }
+
+    /** The lock holder: drains one stripe, a failed transfer's batch first (the oldest). */
+    private int drainStripe(Stripe s, List<Runnable> sink) {
+        int n = 0;
+        int stashed = s.stashed;
+        if (stashed != 0) {
+            Runnable[] batch = s.batch;
+            boolean fifo = s.stashFifo;
+            for (int i = 0; i < stashed; i++) {
+                sink.add(batch[fifo ? i : BATCH - 1 - i]);
+            }
+            Arrays.fill(batch, null);
+            s.stashed = 0; // only once all are in the sink: a throw above leaves the stash whole
+            n = stashed;
+        }
+        boolean waited = false;
+        for (int spins = 1; ; spins++) {
+            for (Runnable t; (t = s.queue.poll()) != null; n++) {
+                sink.add(t);
+            }
+            // poll answers null with the indexes apart only while a producer links a chunk.
+            if (s.queueIsEmpty() || s.offerFailed) {
+                return n;
+            }
+            if (!waited) {
+                waited = true;
+                transitProbe.run();
+            }
+            if ((spins & 63) == 0) {
+                Thread.yield(); // the linking producer may need this core
+            } else {
+                Thread.onSpinWait();
+            }
+        }
     }
 }
 
@@ -339,6 +465,21 @@ abstract class InjectionStripePad0 {
 abstract class InjectionStripeLock extends InjectionStripePad0 {
     /** 1 while a thread is the stripe's consumer. */
     volatile int consumerLock;
+    /**
+     * Tasks a failed transfer left in the scratch array (InjectionQueue, "A batch in transit"):
+     * written only by the lock holder, read by searchers in {@code isEmpty}. Volatile, on the
+     * lock's line (which every search reads first anyway), and written as a field in catch
+     * blocks, where calling an accessor could overflow the stack again.
+     */
+    volatile int stashed;
+    /** Layout of the stashed tasks (see takeBatch); read and written by the lock holder only. */
+    boolean stashFifo;
+    /**
+     * Set for good once an offer to this stripe threw (InjectionQueue, "Tasks in transit"): a
+     * producer that dies inside JCTools' chunk link leaves the producer index odd forever, and
+     * the sweep must not wait for that link.
+     */
+    volatile boolean offerFailed;
 }
 
 abstract class InjectionStripePad1 extends InjectionStripeLock {

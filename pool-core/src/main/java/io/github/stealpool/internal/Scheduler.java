@@ -74,12 +74,19 @@ import org.slf4j.LoggerFactory;
  * <b>Submissions racing with shutdown.</b> A submitter checks {@code runState} before it
  * publishes (to reject tasks that come after shutdown) and, unless it handed its task to a
  * worker (which needs no second look: that worker runs it, as one that took it from a queue
- * just before STOP would), again after: a volatile read after a
- * sequentially consistent publication (the queue's CAS, or a full fence after the deque's
- * release store), against {@code shutdownNow}'s volatile store of STOP followed by its sweep's
- * volatile reads of the same queues (Dekker). If the second check sees RUNNING, the publication
- * precedes STOP, so the sweep finds the task unless someone took it first, and by rule 1 that
- * someone runs it. Otherwise the submitter settles under {@code mainLock}:
+ * just before STOP would), again after: a volatile read after a full fence that follows the
+ * whole publication (the deque's release store; the injection queue's CAS and, when that offer
+ * links a new chunk, the release stores that finish the link), against {@code shutdownNow}'s
+ * volatile store of STOP followed by its sweep's volatile reads of the same queues (Dekker).
+ * If the second check sees RUNNING, the sweep's reads see the publication, so it finds the
+ * task unless someone took it first, and by rule 1 that someone runs it. The CAS alone is not
+ * enough: an offer that links a chunk CASes the producer index to an odd value, and JCTools'
+ * poll answers null until the link's release stores land, which a store buffer may hold past
+ * the re-check; the sweep then saw a stripe that holds a task and took nothing from it. So
+ * the sweep also waits out a link in progress ({@link InjectionQueue#drainTo}, "Tasks in
+ * transit"): the task is then returned; only on a stripe where an offer failed does it stop
+ * waiting, and the fence makes that safe, the submitter then seeing STOP.
+ * Otherwise the submitter settles under {@code mainLock}:
  * <ul>
  *   <li>SHUTDOWN: some worker is still alive (the last one retires only after finding every queue
  *       empty, under the same lock), so the task is accepted and will run;</li>
@@ -506,6 +513,9 @@ public final class Scheduler {
             return;
         }
         injection.offer(queued); // a CAS: sequentially consistent
+        // The CAS may be the odd one of a chunk link, whose release stores follow it: order them
+        // too before the re-check, so that a sweep that gives up on a link sees STOP here.
+        VarHandle.fullFence();
         if (runState != RUNNING) {
             settleLate(queued, true);
         }

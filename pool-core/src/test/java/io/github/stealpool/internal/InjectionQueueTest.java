@@ -180,4 +180,127 @@ class InjectionQueueTest {
         }
         assertTrue(q.isEmpty());
     }
+
+    private static final long HANG = 30; // seconds: a hang detector, not a speed claim
+
+    private static void await(CountDownLatch latch, String what) {
+        try {
+            if (!latch.await(HANG, TimeUnit.SECONDS)) {
+                throw new AssertionError("hung waiting for " + what);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted waiting for " + what, e);
+        }
+    }
+
+    private static void join(Thread t) throws InterruptedException {
+        t.join(TimeUnit.SECONDS.toMillis(HANG));
+        assertFalse(t.isAlive(), t.getName() + " hung");
+    }
+
+    /**
+     * Issue 35, item 6: a stripe whose producer links a new chunk. JCTools' offer CASes the
+     * producer index to an odd value, links the chunk, then publishes the next even index; in
+     * between, the stripe is not empty (the odd index counts) but {@code poll} answers null. The
+     * producer is held there through {@code fill}'s supplier, which JCTools calls inside that
+     * window. {@code drainTo} (shutdownNow's sweep) must come back with the task in transit too:
+     * the submitter's re-check of the run state may already have read RUNNING, so nobody else
+     * hands it back. Before the fix drainTo returned CHUNK - 1 tasks and left the last one
+     * behind.
+     */
+    @Test
+    void drainWaitsForATaskInTransit() throws Exception {
+        InjectionQueue q = new InjectionQueue(1);
+        CountDownLatch drainerWaitsOrReturned = new CountDownLatch(1);
+        q.transitProbe = drainerWaitsOrReturned::countDown;
+        for (int i = 0; i < InjectionQueue.CHUNK - 1; i++) { // the first chunk's last free slot
+            q.offer(new Numbered(i));
+        }
+        Runnable last = new Numbered(InjectionQueue.CHUNK - 1);
+        CountDownLatch linking = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread producer = new Thread(() -> q.stripe(0).queue.fill(() -> {
+            linking.countDown(); // the producer index is odd from here until fill returns
+            await(release, "release");
+            return last;
+        }, 1), "producer");
+        producer.start();
+        await(linking, "the producer to start linking");
+        assertEquals(1, q.stripe(0).queue.lvProducerIndex() & 1, "a link in progress");
+        assertFalse(q.isEmpty(), "a task in transit counts");
+
+        List<Runnable> sink = java.util.Collections.synchronizedList(new ArrayList<>());
+        Thread drainer = new Thread(() -> {
+            try {
+                q.drainTo(sink);
+            } finally {
+                drainerWaitsOrReturned.countDown();
+            }
+        }, "drainer");
+        drainer.start();
+        await(drainerWaitsOrReturned, "the drainer to wait or return");
+        release.countDown();
+        join(producer);
+        join(drainer);
+
+        assertEquals(InjectionQueue.CHUNK, sink.size(), "every task, the one in transit too");
+        assertSame(last, sink.get(InjectionQueue.CHUNK - 1));
+        assertTrue(q.isEmpty());
+    }
+
+    /**
+     * Issue 35, item 9: a batch in transit from a stripe to a worker's deque. The deque here
+     * is full (a small limit, through the real growth path), so {@code pushAll} throws after
+     * the batch was polled. Every task must still be somewhere: pushed, or back where the next
+     * taker and the sweeps find it. Before the fix the batch was cleared from the scratch
+     * array and lost.
+     */
+    @ParameterizedTest(name = "fifo={0}")
+    @ValueSource(booleans = {false, true})
+    void aBatchThatCannotBePushedIsNotLost(boolean fifo) {
+        InjectionQueue q = new InjectionQueue(1);
+        int n = 10;
+        for (int i = 0; i < n; i++) {
+            q.offer(new Numbered(i));
+        }
+        ChaseLevDeque<Runnable> full = new ChaseLevDeque<>(2, 2);
+        full.push(new Numbered(-1));
+        full.push(new Numbered(-2));
+        assertThrows(IllegalStateException.class, () -> q.poll(0, full, fifo));
+        assertEquals(2, full.size(), "nothing was added to the full deque");
+        assertFalse(q.isEmpty(), "the batch is back in the stripe");
+        assertEquals(n, q.size());
+
+        // The next taker gets them all, oldest first, in either mode.
+        ChaseLevDeque<Runnable> deque = new ChaseLevDeque<>();
+        assertEquals(0, ((Numbered) q.poll(0, deque, !fifo)).id);
+        assertEquals(n - 1, deque.size());
+        for (int i = 1; i < n; i++) {
+            assertEquals(i, ((Numbered) (fifo ? deque.pop() : deque.poll())).id);
+        }
+        assertTrue(q.isEmpty());
+    }
+
+    /** As above, then the sweep: drainTo hands back the batch a failed transfer left behind. */
+    @Test
+    void drainFindsABatchThatCannotBePushed() {
+        InjectionQueue q = new InjectionQueue(1);
+        int n = 10;
+        for (int i = 0; i < n; i++) {
+            q.offer(new Numbered(i));
+        }
+        ChaseLevDeque<Runnable> full = new ChaseLevDeque<>(2, 2);
+        full.push(new Numbered(-1));
+        full.push(new Numbered(-2));
+        assertThrows(IllegalStateException.class, () -> q.poll(0, full));
+        q.offer(new Numbered(n));
+        List<Runnable> sink = new ArrayList<>();
+        assertEquals(n + 1, q.drainTo(sink));
+        for (int i = 0; i <= n; i++) {
+            assertEquals(i, ((Numbered) sink.get(i)).id);
+        }
+        assertTrue(q.isEmpty());
+        assertEquals(0, q.size());
+    }
 }
