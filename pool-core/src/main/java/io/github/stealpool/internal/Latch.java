@@ -25,12 +25,16 @@ import java.util.concurrent.locks.LockSupport;
  * waiter (Dekker). A push onto a closed stack fails and the waiter knows the latch is set.
  *
  * <h2>Waiters that leave</h2>
- * A waiter that gives up before the latch is set (timeout, interrupt, its pool stopping) takes
- * its node off the stack ({@link #removeWaiter}), as {@code FutureTask.removeWaiter} does, so
- * that polling a latch that is never set keeps memory flat. Invariants:
+ * Every waiter whose push succeeded takes its node off the stack as it returns
+ * ({@link #removeWaiter}), as {@code FutureTask.removeWaiter} does: one that gives up before the
+ * latch is set (timeout, interrupt, its pool stopping), so that polling a latch that is never
+ * set keeps memory flat; and one that returns because it is set, so that a node pushed after
+ * the completer read an empty stack (the completer then leaves the stack open) does not stay
+ * on a set latch. On a closed stack the call is one read. So once a latch is set and its
+ * waiters have returned, its stack holds no node. Invariants:
  * <ul>
  *   <li>A node's {@code gone} flag goes false to true once, set only by its own waiter as it
- *       leaves; after that the waiter never parks or sleeps for this latch again. So a
+ *       returns; after that the waiter never parks or sleeps for this latch again. So a
  *       completer may skip a gone node (it wakes only waiters still waiting), and waking one
  *       that is leaving (it read the flag before it was set) is a spurious wake-up, which every
  *       waiter tolerates as it tolerates any.</li>
@@ -273,7 +277,7 @@ public abstract class Latch {
         }
         // Most latches are never waited on: skip the second atomic then. A volatile read after
         // the CAS is enough for the Dekker argument; a waiter that pushes after this read sees
-        // the outcome when it re-reads it, and its node stays on the open stack, harmlessly.
+        // the outcome when it re-reads it, and unlinks its node from the open stack itself.
         if (waiters != null) {
             Waiter w = (Waiter) WAITERS.getAndSet(this, CLOSED);
             for (; w != null; w = w.nextPlain()) {
@@ -309,7 +313,7 @@ public abstract class Latch {
     }
 
     /**
-     * Takes {@code node}, whose waiter gives up, off the stack: marks it gone, then sweeps the
+     * Takes {@code node}, whose waiter returns, off the stack: marks it gone, then sweeps the
      * stack from the head, unlinking every gone node it meets; starts again when a CAS on the
      * head fails or the node it unlinked through turned out gone itself (its write may have
      * been lost). Stops at once on a closed stack: the completer took it. The caller must not
@@ -358,9 +362,13 @@ public abstract class Latch {
         boolean interrupted = false;
         Waiter me = new Waiter(Thread.currentThread(), null);
         if (addWaiter(me)) {
-            while (!isSet()) {
-                LockSupport.park(this);
-                interrupted |= Thread.interrupted();
+            try {
+                while (!isSet()) {
+                    LockSupport.park(this);
+                    interrupted |= Thread.interrupted();
+                }
+            } finally {
+                removeWaiter(me); // set: one read if closed; else our node is on the open stack
             }
         }
         if (interrupted) {
@@ -415,9 +423,7 @@ public abstract class Latch {
             }
             return true;
         } finally {
-            if (!isSet()) { // gave up (timeout, interrupt): unlink, or polling would pile nodes up
-                removeWaiter(me);
-            }
+            removeWaiter(me); // gave up (or polling would pile nodes up), or set: see the class comment
         }
     }
 
@@ -447,9 +453,7 @@ public abstract class Latch {
             }
         } finally {
             me.uncountAndWait(); // unless the setter did; either way done before going on
-            if (!isSet()) { // interrupted: unlink (after the uncount, which the task waits for)
-                removeWaiter(me);
-            }
+            removeWaiter(me); // after the uncount, which the task waits for; see the class comment
         }
     }
 

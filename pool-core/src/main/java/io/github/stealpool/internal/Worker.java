@@ -359,8 +359,8 @@ public final class Worker implements Runnable {
             }
         } finally {
             leaveSearch(); // woken to search but leaving for our latch: pass the search on
-            if (sleeper != null && !latch.isSet()) {
-                latch.removeWaiter(sleeper); // gave up (interrupt, stop): no node left behind
+            if (sleeper != null) {
+                latch.removeWaiter(sleeper); // gave up (interrupt, stop) or set: no node left behind
             }
         }
         if (slept && (!s.injection.isEmpty() || s.queuedTasks() > 0)) {
