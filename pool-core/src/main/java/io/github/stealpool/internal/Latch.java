@@ -51,12 +51,13 @@ import java.util.concurrent.locks.LockSupport;
  *       there. CLOSED is never gone, never unlinked, and only ever the head. Nodes are never
  *       reused, so the head CAS has no ABA.</li>
  *   <li>A waiter counted idle ({@code quietIn}) is uncounted exactly once whether or not it
- *       leaves: whoever moves {@code counted} out of COUNTED (its own exit, or a completer that
- *       did not see it gone) uncounts it, and the waiter returns only once it is LEFT.</li>
+ *       leaves: whoever moves {@code counted} out of COUNTED (its own exit, which uncounts before
+ *       it marks the node gone, or a completer that did not see it gone) uncounts it, and the waiter returns only once it is LEFT.</li>
  * </ul>
  * Memory orderings. Every node a sweep or a completer meets was pushed by a CAS on
- * {@code waiters} before the volatile read (or getAndSet) of the head that led there, so its
- * fields as pushed are visible. In a sweep, the writes and reads of {@code next} and of
+ * {@code waiters} before the volatile read (or getAndSet) of the head that led there (a
+ * volatile write synchronizes-with every later read of the same variable), so its fields as
+ * pushed are visible. In a sweep, the writes and reads of {@code next} and of
  * {@code gone} are volatile, for a second Dekker pair: a sweep that unlinks through
  * {@code pred} writes {@code pred.next}, then re-reads {@code pred.gone}; a waiter leaving marks
  * its own node {@code gone}, then its sweep reads {@code next} on its way past it. Either the
