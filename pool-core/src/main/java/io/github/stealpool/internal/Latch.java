@@ -24,6 +24,50 @@ import java.util.concurrent.locks.LockSupport;
  * are sequentially consistent, so either the waiter sees the outcome, or the completer sees the
  * waiter (Dekker). A push onto a closed stack fails and the waiter knows the latch is set.
  *
+ * <h2>Waiters that leave</h2>
+ * Every waiter whose push succeeded takes its node off the stack as it returns
+ * ({@link #removeWaiter}), as {@code FutureTask.removeWaiter} does: one that gives up before the
+ * latch is set (timeout, interrupt, its pool stopping), so that polling a latch that is never
+ * set keeps memory flat; and one that returns because it is set, so that a node pushed after
+ * the completer read an empty stack (the completer then leaves the stack open) does not stay
+ * on a set latch. On a closed stack the call is one read. So once a latch is set and its
+ * waiters have returned, its stack holds no node. Invariants:
+ * <ul>
+ *   <li>A node's {@code gone} flag goes false to true once, set only by its own waiter as it
+ *       returns; after that the waiter never parks or sleeps for this latch again. So a
+ *       completer may skip a gone node (it wakes only waiters still waiting), and waking one
+ *       that is leaving (it read the flag before it was set) is a spurious wake-up, which every
+ *       waiter tolerates as it tolerates any.</li>
+ *   <li>Only gone nodes are ever unlinked: a sweep writes {@code pred.next = s} or CASes the
+ *       head from {@code q} to {@code s} only where {@code q} is gone and {@code s} was read
+ *       from {@code q.next}. A node's {@code next} only ever points to nodes pushed before it,
+ *       and a write replaces it with a node that followed it, with only gone nodes between, so
+ *       no node still waiting ever becomes unreachable from the head, even through a stale
+ *       {@code s} or a write into a node unlinked meanwhile.</li>
+ *   <li>The Dekker argument above is unchanged: a sweep moves the head only from a gone node
+ *       to its successor, so it never takes a waiting node off, and never puts back a node the
+ *       completer took (its head CAS fails once the head is CLOSED, and it stops on reading
+ *       CLOSED). A sweep that runs on in a stack the completer took only rewires gone nodes
+ *       there. CLOSED is never gone, never unlinked, and only ever the head. Nodes are never
+ *       reused, so the head CAS has no ABA.</li>
+ *   <li>A waiter counted idle ({@code quietIn}) is uncounted exactly once whether or not it
+ *       leaves: whoever moves {@code counted} out of COUNTED (its own exit, which uncounts before
+ *       it marks the node gone, or a completer that did not see it gone) uncounts it, and the waiter returns only once it is LEFT.</li>
+ * </ul>
+ * Memory orderings. Every node a sweep or a completer meets was pushed by a CAS on
+ * {@code waiters} before the volatile read (or getAndSet) of the head that led there (a
+ * volatile write synchronizes-with every later read of the same variable), so its fields as
+ * pushed are visible. In a sweep, the writes and reads of {@code next} and of
+ * {@code gone} are volatile, for a second Dekker pair: a sweep that unlinks through
+ * {@code pred} writes {@code pred.next}, then re-reads {@code pred.gone}; a waiter leaving marks
+ * its own node {@code gone}, then its sweep reads {@code next} on its way past it. Either the
+ * first sweep sees {@code pred} gone and starts again, or the second reads the new
+ * {@code next} and skips the node the first unlinked too; so no gone node stays linked behind a
+ * write into a node that was unlinked meanwhile (weaker modes could leave it there until the
+ * latch is set, the leak this removes). The completer's walk reads {@code next} and
+ * {@code gone} plainly: any value it can read is a node still worth walking (see above) or a
+ * flag whose staleness costs only a spurious wake-up.
+ *
  * <h2>Why nothing here is public or protected</h2>
  * {@code io.github.stealpool.Task} extends this class, and every user subclass of Task would
  * inherit any public or protected member as API: a {@code trySetResult(Object)} would let a
@@ -61,7 +105,25 @@ public abstract class Latch {
         private static final int COUNTED = 0;
         private static final int LEAVING = 1;
         private static final int LEFT = 2;
-        Waiter next;
+        /** The node pushed before this one, or null; accessed only through the accessors below. */
+        @SuppressWarnings("unused") // through NEXT
+        private Waiter next;
+        /** Set once, by the waiter itself as it gives up (see the class comment). */
+        @SuppressWarnings("unused") // through GONE
+        private boolean gone;
+
+        private static final VarHandle NEXT;
+        private static final VarHandle GONE;
+
+        static {
+            try {
+                MethodHandles.Lookup l = MethodHandles.lookup();
+                NEXT = l.findVarHandle(Waiter.class, "next", Waiter.class);
+                GONE = l.findVarHandle(Waiter.class, "gone", boolean.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
 
         Waiter(Thread thread, Worker worker) {
             this(thread, worker, null);
@@ -72,6 +134,41 @@ public abstract class Latch {
             this.worker = worker;
             this.quietIn = quietIn;
             this.counted = quietIn != null ? new AtomicInteger(COUNTED) : null;
+        }
+
+        /** Before the push: the push's CAS publishes it. */
+        void setNextPlain(Waiter n) {
+            NEXT.set(this, n);
+        }
+
+        /** The completer's walk: any value is safe to follow (class comment). */
+        Waiter nextPlain() {
+            return (Waiter) NEXT.get(this);
+        }
+
+        /** A sweep: one side of the unlink Dekker pair (class comment). */
+        Waiter nextVolatile() {
+            return (Waiter) NEXT.getVolatile(this);
+        }
+
+        /** A sweep's unlink: one side of the unlink Dekker pair (class comment). */
+        void setNextVolatile(Waiter n) {
+            NEXT.setVolatile(this, n);
+        }
+
+        /** The waiter gives up: the other side of the unlink Dekker pair (class comment). */
+        void markGoneVolatile() {
+            GONE.setVolatile(this, true);
+        }
+
+        /** A sweep: the unlink Dekker pair (class comment). */
+        boolean isGoneVolatile() {
+            return (boolean) GONE.getVolatile(this);
+        }
+
+        /** The completer: a stale false costs a spurious wake-up only (class comment). */
+        boolean isGonePlain() {
+            return (boolean) GONE.get(this);
         }
 
         void wake() {
@@ -181,11 +278,13 @@ public abstract class Latch {
         }
         // Most latches are never waited on: skip the second atomic then. A volatile read after
         // the CAS is enough for the Dekker argument; a waiter that pushes after this read sees
-        // the outcome when it re-reads it, and its node stays on the open stack, harmlessly.
+        // the outcome when it re-reads it, and unlinks its node from the open stack itself.
         if (waiters != null) {
             Waiter w = (Waiter) WAITERS.getAndSet(this, CLOSED);
-            for (; w != null; w = w.next) {
-                w.wake();
+            for (; w != null; w = w.nextPlain()) {
+                if (!w.isGonePlain()) { // a waiter that left wants no wake-up
+                    w.wake();
+                }
             }
         }
         return true;
@@ -207,10 +306,44 @@ public abstract class Latch {
             if (head == CLOSED) {
                 return false;
             }
-            w.next = head;
+            w.setNextPlain(head);
             if (WAITERS.compareAndSet(this, head, w)) {
                 return true; // the caller re-reads isSet() before it blocks
             }
+        }
+    }
+
+    /**
+     * Takes {@code node}, whose waiter returns, off the stack: marks it gone, then sweeps the
+     * stack from the head, unlinking every gone node it meets; starts again when a CAS on the
+     * head fails or the node it unlinked through turned out gone itself (its write may have
+     * been lost). Stops at once on a closed stack: the completer took it. The caller must not
+     * wait for this latch through {@code node} again.
+     */
+    final void removeWaiter(Waiter node) {
+        node.markGoneVolatile();
+        retry:
+        for (;;) {
+            Waiter q = waiters;
+            if (q == CLOSED) {
+                return; // set: the completer owns the nodes now and skips gone ones
+            }
+            Waiter pred = null;
+            while (q != null) {
+                Waiter s = q.nextVolatile();
+                if (!q.isGoneVolatile()) {
+                    pred = q;
+                } else if (pred != null) {
+                    pred.setNextVolatile(s);
+                    if (pred.isGoneVolatile()) {
+                        continue retry; // pred unlinked meanwhile: this write may not count
+                    }
+                } else if (!WAITERS.compareAndSet(this, q, s)) {
+                    continue retry; // a push, another sweep or the completer moved the head
+                }
+                q = s;
+            }
+            return;
         }
     }
 
@@ -230,9 +363,13 @@ public abstract class Latch {
         boolean interrupted = false;
         Waiter me = new Waiter(Thread.currentThread(), null);
         if (addWaiter(me)) {
-            while (!isSet()) {
-                LockSupport.park(this);
-                interrupted |= Thread.interrupted();
+            try {
+                while (!isSet()) {
+                    LockSupport.park(this);
+                    interrupted |= Thread.interrupted();
+                }
+            } finally {
+                removeWaiter(me); // set: one read if closed; else our node is on the open stack
             }
         }
         if (interrupted) {
@@ -241,12 +378,17 @@ public abstract class Latch {
     }
 
     /**
-     * Waits until set or the timeout passes; a worker helps and ignores the timeout only while it
-     * is running a task (a task cannot be abandoned halfway).
+     * Waits until set or the timeout passes. Untimed ({@code nanos < 0}), a worker of any pool
+     * helps as {@link Worker#awaitLatchInterruptibly} does, and another thread parks. Timed
+     * ({@code nanos >= 0}), every thread parks, a worker too: it runs no other task meanwhile
+     * (one it had started could not be abandoned when the time is up), so the timeout holds,
+     * and it stays counted as busy (neither in Sleep nor counted idle). A waiter that gives up
+     * takes its node off the waiter stack.
      *
      * @param nanos the timeout, or a negative value to wait for ever
      * @return true if set, false on timeout
-     * @throws InterruptedException if a thread outside the pool is interrupted while waiting
+     * @throws InterruptedException if the thread is interrupted while waiting, or, for an
+     *                              untimed wait on a worker, if its pool is stopping
      */
     final boolean await(long nanos) throws InterruptedException {
         if (isSet()) {
@@ -265,21 +407,25 @@ public abstract class Latch {
         if (!addWaiter(me)) {
             return true;
         }
-        while (!isSet()) {
-            if (nanos < 0) {
-                LockSupport.park(this);
-            } else {
-                long left = deadline - System.nanoTime();
-                if (left <= 0L) {
-                    return isSet();
+        try {
+            while (!isSet()) {
+                if (nanos < 0) {
+                    LockSupport.park(this);
+                } else {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0L) {
+                        return isSet();
+                    }
+                    LockSupport.parkNanos(this, left);
                 }
-                LockSupport.parkNanos(this, left);
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
             }
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
-            }
+            return true;
+        } finally {
+            removeWaiter(me); // gave up (or polling would pile nodes up), or set: see the class comment
         }
-        return true;
     }
 
     /**
@@ -308,12 +454,26 @@ public abstract class Latch {
             }
         } finally {
             me.uncountAndWait(); // unless the setter did; either way done before going on
+            removeWaiter(me); // after the uncount, which the task waits for; see the class comment
         }
     }
 
-    /** Registers a worker that will sleep in the pool's Sleep until this latch is set. */
-    final boolean addSleepingWorker(Worker w) {
-        return addWaiter(new Waiter(Thread.currentThread(), w));
+    /** For tests: the nodes still linked on the waiter stack (0 once set). */
+    final int waiterCount() {
+        int n = 0;
+        for (Waiter w = waiters; w != null && w != CLOSED; w = w.nextVolatile()) {
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * Registers a worker that will sleep in the pool's Sleep until this latch is set: its node,
+     * to pass to {@link #removeWaiter} if it gives up first, or null if the latch is set already.
+     */
+    final Waiter addSleepingWorker(Worker w) {
+        Waiter me = new Waiter(Thread.currentThread(), w);
+        return addWaiter(me) ? me : null;
     }
 
     /**

@@ -321,6 +321,7 @@ public final class Worker implements Runnable {
         final Scheduler s = scheduler;
         long jec = 0;
         boolean registered = false;
+        Latch.Waiter sleeper = null; // our node on the latch's stack, once registered
         boolean slept = false;
         try {
             for (int round = 0; !latch.isSet(); round++) {
@@ -364,7 +365,8 @@ public final class Worker implements Runnable {
                     leaveSearch();
                     if (!registered) {
                         registered = true;
-                        if (!latch.addSleepingWorker(this)) {
+                        sleeper = latch.addSleepingWorker(this);
+                        if (sleeper == null) {
                             return; // set meanwhile
                         }
                     }
@@ -393,6 +395,9 @@ public final class Worker implements Runnable {
             }
         } finally {
             leaveSearch(); // woken to search but leaving for our latch: pass the search on
+            if (sleeper != null) {
+                latch.removeWaiter(sleeper); // gave up (interrupt, stop) or set: no node left behind
+            }
         }
         if (slept && (!s.injection.isEmpty() || s.queuedTasks() > 0)) {
             // Woken by our latch's completer, we may have been the sleeper a poster counted on
