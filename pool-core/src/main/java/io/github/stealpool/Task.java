@@ -117,7 +117,9 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
     }
 
     /**
-     * 1 once the task was forked, submitted, invoked or started: something will run it (or has).
+     * {@link #OWED} once the task was forked, submitted or invoked (something will run it),
+     * {@link #RAN} once its run started; {@link #FREE} before, and again after a
+     * {@link #tryUnfork} or a {@link #reinitialize}. Any value but FREE refuses another claim.
      * A misuse check, not part of running the task, so the hot paths keep it cheap: fork, invoke
      * and invokeAll (on a worker, usually on the task they just created) read and write it
      * plainly, which catches every second claim that the program orders after the first (the
@@ -128,6 +130,16 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      * a plain field through a VarHandle is fine: an int is read and written whole.
      */
     private int claimed;
+    /** {@link #claimed}: nothing will run the task (new, taken back, or reinitialized). */
+    private static final int FREE = 0;
+    /** {@link #claimed}: forked, submitted or invoked; its run has not started. */
+    private static final int OWED = 1;
+    /**
+     * {@link #claimed}: its run started, or the queued entry of a task completed before it ran
+     * came out and did nothing: no entry of it is left in any queue (what
+     * {@link #reinitialize} needs).
+     */
+    private static final int RAN = 2;
 
     /** For subclasses: a new task, not yet forked, submitted or run. */
     protected Task() {
@@ -144,11 +156,14 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
     @Override
     public final void run() {
         if (LatchAccess.isSet(this)) {
+            if (claimed == OWED) {
+                // The queued entry of a task cancelled or completed early: now spent. Released,
+                // for a reinitialize in another thread (off the hot path: such tasks are rare).
+                CLAIMED.setRelease(this, RAN);
+            }
             return;
         }
-        if (claimed == 0) {
-            claimed = 1; // run by hand: now someone runs it
-        }
+        claimed = RAN; // plainly: the outcome's CAS publishes it to whoever sees the task done
         try {
             LatchAccess.trySetResult(this, compute());
         } catch (Throwable ex) {
@@ -187,21 +202,21 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
 
     /** Claims the task's one run for a submission (atomically); false if already claimed. */
     final boolean claim() {
-        return CLAIMED.compareAndSet(this, 0, 1);
+        return CLAIMED.compareAndSet(this, FREE, OWED);
     }
 
     /** Claims the task's one run on the hot paths (see {@link #claimed}); false if claimed. */
     private boolean claimHere() {
-        if (claimed != 0) {
+        if (claimed != FREE) {
             return false;
         }
-        claimed = 1;
+        claimed = OWED;
         return true;
     }
 
     /** Gives back a claim whose submission was rejected: nothing will run the task. */
     final void unclaim() {
-        CLAIMED.setVolatile(this, 0);
+        CLAIMED.setVolatile(this, FREE);
     }
 
     /**
@@ -241,7 +256,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
             if (w != null && w.tryUnfork(this)) {
                 return runHere(); // nobody stole it: the common case
             }
-            if (w == null && claimed == 0 && !LatchAccess.isSet(this)) { // re-read: completed by hand meanwhile?
+            if (w == null && claimed == FREE && !LatchAccess.isSet(this)) { // re-read: completed by hand meanwhile?
                 throw neverStarted("join()");
             }
             awaitDone();
@@ -252,6 +267,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
     /** Runs the task in the joiner's thread and returns its outcome without re-reading it. */
     private T runHere() {
         T r;
+        claimed = RAN; // as run() does
         try {
             r = compute();
         } catch (Throwable ex) {
@@ -277,7 +293,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      */
     public final void quietlyJoin() {
         if (!LatchAccess.isSet(this)) {
-            if (claimed == 0 && !LatchAccess.isSet(this) && Worker.current() == null) {
+            if (claimed == FREE && !LatchAccess.isSet(this) && Worker.current() == null) {
                 throw neverStarted("quietlyJoin()");
             }
             awaitDone();
@@ -375,7 +391,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
         for (int i = 0; i < n; i++) { // all or nothing: claim every task before running any
             if (!tasks[i].claimHere()) {
                 for (int j = 0; j < i; j++) {
-                    tasks[j].claimed = 0;
+                    tasks[j].claimed = FREE;
                 }
                 throw tasks[i].alreadyClaimed("invokeAll() of tasks[" + i + "]");
             }
@@ -596,7 +612,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
             if (Thread.interrupted()) { // before the misuse check: a cancelled caller leaves
                 throw new InterruptedException();
             }
-            if (claimed == 0 && !LatchAccess.isSet(this) && Worker.current() == null) {
+            if (claimed == FREE && !LatchAccess.isSet(this) && Worker.current() == null) {
                 throw neverStarted("get()");
             }
         }
@@ -741,7 +757,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
         }
         // Out of the deque by the owner's own pop, so in this thread's hands alone: the claim
         // goes back with a plain write, as the hot paths make it (see claimed).
-        claimed = 0;
+        claimed = FREE;
         return true;
     }
 
@@ -759,12 +775,22 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      * @throws IllegalStateException if the task is forked, submitted or running and not done
      */
     public final void reinitialize() {
-        if (!LatchAccess.isSet(this) && claimed != 0) {
-            throw new IllegalStateException("reinitialize() on a task that is forked, submitted or "
-                    + "running and not done yet: join it first (" + this + ")");
+        int c = (int) CLAIMED.getAcquire(this);
+        if (!LatchAccess.isSet(this)) {
+            if (c != FREE) {
+                throw new IllegalStateException("reinitialize() on a task that is forked, submitted "
+                        + "or running and not done yet: join it first (" + this + ")");
+            }
+            return; // never started: new already
+        }
+        if (c == OWED && !tryUnfork()) {
+            // Done before its run: its entry, still queued, would run the new task a second time.
+            throw new IllegalStateException("reinitialize() on a task cancelled or completed "
+                    + "while still queued, before the pool took it out; create a new task, or "
+                    + "reinitialize it once its pool has run its queue (" + this + ")");
         }
         LatchAccess.reset(this);
-        claimed = 0; // plainly, as tryUnfork gives a claim back: the next fork's release publishes it
+        claimed = FREE; // plainly, as tryUnfork gives a claim back: the next fork's release publishes it
     }
 
     // ------------------------------------------------------------------ internals

@@ -485,8 +485,8 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
 
     /**
      * Whether the pool is on its way to termination, as {@code ThreadPoolExecutor.isTerminating()}
-     * and {@code ForkJoinPool.isTerminating()}: shut down (by {@link #shutdown()} or
-     * {@link #shutdownNow()}) but not terminated yet. Always false for the {@link #common()} pool,
+     * answers it: shut down (by {@link #shutdown()} or {@link #shutdownNow()}) but not terminated
+     * yet. ({@code ForkJoinPool}'s turns true only once its workers are told to stop.) Always false for the {@link #common()} pool,
      * which no shutdown stops.
      *
      * @return true after a shutdown, until {@link #isTerminated()} becomes true
@@ -501,7 +501,9 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * {@link Task#helpQuiesce()} or in a join for work that is not queued). A worker still
      * looking for work after its last task counts as busy until it parks, so a pool that just
      * ran out of work may take a moment to look quiescent. Only as exact as it can be while
-     * tasks arrive from outside: a submission may make it busy again at once.
+     * tasks arrive from outside: a submission may make it busy again at once. When the pool
+     * looks idle the answer is checked under an internal lock that parking workers also take:
+     * poll it sparingly.
      *
      * @return true if the pool has no work and every worker is idle
      */
@@ -512,9 +514,11 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
     /**
      * Waits until the pool {@linkplain #isQuiescent() looks quiescent} or the timeout passes, as
      * {@code ForkJoinPool.awaitQuiescence(timeout, unit)}. Called by a task of this pool it runs
-     * tasks meanwhile, as {@link Task#helpQuiesce()} does, whatever the timeout (a task cannot be
-     * abandoned halfway), and returns true. From any other thread it polls without running
-     * tasks, backing off to parks of up to a millisecond, so it notices quiescence a little late.
+     * tasks meanwhile, as {@link Task#helpQuiesce()} does, and looks at the time between two of
+     * them (a task is never abandoned halfway, so the call may outlast the timeout by one task).
+     * From any other thread it polls without running tasks, backing off to parks of up to a
+     * millisecond, so it notices quiescence a little late. Quiescence is checked under an
+     * internal lock that parking workers also take: poll it sparingly.
      * Interrupts are kept, not acted on, as {@code ForkJoinPool} does; after
      * {@link #shutdownNow()} the workers stop without running what is queued, so a pool with
      * queued tasks then never looks quiescent and the call waits out its timeout.
@@ -528,8 +532,7 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         Objects.requireNonNull(unit, "unit");
         Worker w = scheduler.currentWorker();
         if (w != null) {
-            w.helpQuiesce(); // returns when quiescent, or at once once the pool is stopping
-            return !scheduler.isStopping() || scheduler.isQuiescent();
+            return w.helpQuiesce(Math.max(0L, unit.toNanos(timeout)));
         }
         try {
             return Quiescence.await(scheduler, Math.max(0L, unit.toNanos(timeout)), false);

@@ -158,6 +158,41 @@ class ForkJoinPortTest {
     }
 
     @Test
+    void aTaskCancelledWhileQueuedIsReinitializedOnlyOnceItsEntryIsGone() throws Exception {
+        WorkStealingPool p = pool(1);
+        AtomicInteger runs = new AtomicInteger();
+        Task<Integer> t = Task.adapt(runs::incrementAndGet);
+        // On a worker, its own fork still at the bottom of the deque is taken back.
+        int r = p.invoke(Task.adapt(() -> {
+            t.fork();
+            t.cancel(false);
+            t.reinitialize(); // takes the entry back
+            t.fork();
+            return t.join();
+        }));
+        assertEquals(1, r);
+        // From outside, its entry is in the pool's queue behind a blocked task: refused.
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch started = new CountDownLatch(1);
+        p.execute(() -> {
+            started.countDown();
+            awaitQuietly(release);
+        });
+        assertTrue(started.await(HANG, TimeUnit.SECONDS));
+        t.reinitialize();
+        p.submit(t);
+        assertTrue(t.cancel(false));
+        IllegalStateException e = assertThrows(IllegalStateException.class, t::reinitialize);
+        assertTrue(e.getMessage().contains("still queued"), e.getMessage());
+        release.countDown();
+        assertTrue(p.awaitQuiescence(HANG, TimeUnit.SECONDS)); // the entry came out, did nothing
+        assertEquals(1, runs.get());
+        t.reinitialize();
+        assertEquals(2, p.invoke(t));
+        assertEquals(2, runs.get());
+    }
+
+    @Test
     void reinitializingAPendingTaskIsRefused() throws Exception {
         WorkStealingPool p = pool(1);
         CountDownLatch release = new CountDownLatch(1);
@@ -223,10 +258,28 @@ class ForkJoinPortTest {
             for (int i = 0; i < 100; i++) {
                 Task.adapt((Runnable) ran::incrementAndGet).fork(); // never joined
             }
-            return p.awaitQuiescence(1, TimeUnit.NANOSECONDS); // helps, whatever the timeout
+            return p.awaitQuiescence(HANG, TimeUnit.SECONDS);
         }));
         assertTrue(quiescent);
         assertEquals(100, ran.get());
+    }
+
+    @Test
+    void awaitQuiescenceInsideATaskGivesUpWhenTheTimeRunsOut() throws Exception {
+        // As JDK 19's helpQuiesce(timeout): a worker busy for good (a server loop) must not
+        // hold a timed call forever.
+        WorkStealingPool p = pool(2);
+        CountDownLatch busy = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        p.execute(() -> {
+            busy.countDown();
+            awaitQuietly(release);
+        });
+        assertTrue(busy.await(HANG, TimeUnit.SECONDS));
+        boolean quiescent = p.invoke(Task.adapt(() -> p.awaitQuiescence(10, TimeUnit.MILLISECONDS)));
+        assertFalse(quiescent);
+        release.countDown();
+        assertTrue(p.awaitQuiescence(HANG, TimeUnit.SECONDS));
     }
 
     private static void awaitQuietly(CountDownLatch latch) {

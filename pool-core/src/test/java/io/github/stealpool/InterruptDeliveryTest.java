@@ -1,9 +1,12 @@
 package io.github.stealpool;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -125,5 +128,72 @@ class InterruptDeliveryTest {
         assertThrows(CancellationException.class, () -> n.nested.get().get());
         assertTrue(n.outer.cancel(true)); // now aimed at the outer task: it ends
         assertTrue(n.outerInterrupted.await(HANG, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aCancellationInterruptIsDeliveredOnceNotAfterEveryNestedTask() throws Exception {
+        CountDownLatch waiting = new CountDownLatch(1);
+        CountDownLatch never = new CountDownLatch(1);
+        AtomicBoolean caught = new AtomicBoolean();
+        AtomicReference<Boolean> interruptedAfterCleanup = new AtomicReference<>();
+        CountDownLatch done = new CountDownLatch(1);
+        Future<?> outer = pool.submit(() -> {
+            try {
+                waiting.countDown();
+                never.await();
+            } catch (InterruptedException e) {
+                caught.set(true); // handled: the status is clear now
+            }
+            try {
+                // Clean-up work that waits for a task of its own: runs it on this stack.
+                pool.submit(() -> 1).get();
+                interruptedAfterCleanup.set(Thread.currentThread().isInterrupted());
+            } catch (Exception e) {
+                interruptedAfterCleanup.set(true); // an InterruptedException: delivered twice
+            } finally {
+                done.countDown();
+            }
+        });
+        assertTrue(waiting.await(HANG, TimeUnit.SECONDS));
+        assertTrue(outer.cancel(true));
+        assertTrue(done.await(HANG, TimeUnit.SECONDS));
+        assertTrue(caught.get());
+        assertFalse(interruptedAfterCleanup.get(), "the handled interrupt came back");
+    }
+
+    @Test
+    void anInvokeAnyLoserRunningANestedTaskSeesItsCancellation() throws Exception {
+        WorkStealingPool two = WorkStealingPool.builder().parallelism(2).build();
+        try {
+            CountDownLatch nestedStarted = new CountDownLatch(1);
+            AtomicBoolean releaseNested = new AtomicBoolean();
+            CountDownLatch loserInterrupted = new CountDownLatch(1);
+            Callable<String> winner = () -> {
+                nestedStarted.await(); // the loser is inside its nested task
+                return "winner";
+            };
+            Callable<String> loser = () -> {
+                Future<?> f = two.submit(() -> {
+                    nestedStarted.countDown();
+                    spinUntil(releaseNested);
+                });
+                f.get(); // runs f on this stack: the other worker is busy with the winner
+                while (!Thread.currentThread().isInterrupted() && !giveUp.get()) {
+                    Thread.onSpinWait();
+                }
+                if (Thread.currentThread().isInterrupted()) {
+                    loserInterrupted.countDown();
+                }
+                return "loser";
+            };
+            assertEquals("winner", two.invokeAny(List.of(winner, loser)));
+            releaseNested.set(true); // invokeAny cancelled the loser with interrupt meanwhile
+            assertTrue(loserInterrupted.await(HANG, TimeUnit.SECONDS),
+                    "the loser never saw invokeAny's cancellation");
+        } finally {
+            giveUp.set(true);
+            two.shutdownNow();
+            assertTrue(two.awaitTermination(HANG, TimeUnit.SECONDS));
+        }
     }
 }

@@ -20,9 +20,12 @@ import java.util.concurrent.locks.LockSupport;
  * <h2>Waiters, and why none is missed</h2>
  * {@link #waiters} is a Treiber stack of {@link Waiter}s. A waiter pushes itself (CAS), then
  * re-reads {@code outcome}; a completer CASes {@code outcome}, then reads {@code waiters} and, if
- * there are any, swaps the stack to {@link #CLOSED} and wakes everyone it took. All four accesses
- * are sequentially consistent, so either the waiter sees the outcome, or the completer sees the
- * waiter (Dekker). A push onto a closed stack fails and the waiter knows the latch is set.
+ * there are any, CASes the stack it read to {@link #CLOSED} (reading it again after a failed
+ * CAS) and wakes everyone it took. All these accesses are sequentially consistent, so either
+ * the waiter sees the outcome, or the completer sees the waiter (Dekker). A push onto a closed
+ * stack fails and the waiter knows the latch is set. The completer closes the stack only while
+ * the outcome is still its own: after {@link #reset} (a task run again) a completer of the old
+ * run that is late leaves the new run's stack alone.
  *
  * <h2>Waiters that leave</h2>
  * Every waiter whose push succeeded takes its node off the stack as it returns
@@ -55,7 +58,7 @@ import java.util.concurrent.locks.LockSupport;
  *       it marks the node gone, or a completer that did not see it gone) uncounts it, and the waiter returns only once it is LEFT.</li>
  * </ul>
  * Memory orderings. Every node a sweep or a completer meets was pushed by a CAS on
- * {@code waiters} before the volatile read (or getAndSet) of the head that led there (a
+ * {@code waiters} before the volatile read (or CAS) of the head that led there (a
  * volatile write synchronizes-with every later read of the same variable), so its fields as
  * pushed are visible. In a sweep, the writes and reads of {@code next} and of
  * {@code gone} are volatile, for a second Dekker pair: a sweep that unlinks through
@@ -279,12 +282,20 @@ public abstract class Latch {
         // Most latches are never waited on: skip the second atomic then. A volatile read after
         // the CAS is enough for the Dekker argument; a waiter that pushes after this read sees
         // the outcome when it re-reads it, and unlinks its node from the open stack itself.
-        if (waiters != null) {
-            Waiter w = (Waiter) WAITERS.getAndSet(this, CLOSED);
-            for (; w != null; w = w.nextPlain()) {
-                if (!w.isGonePlain()) { // a waiter that left wants no wake-up
-                    w.wake();
+        // The stack is closed with a CAS from the head just read, not a blind swap, and only
+        // while the outcome is still ours: a completer delayed here past a reset (a joiner that
+        // saw the outcome, then Task.reinitialize and a new run) must not close the next run's
+        // stack. A failed CAS means a push or an unlink moved the head: read it again. Nodes are
+        // never reused, so a head seen again is the same waiter (no ABA); an empty stack is left
+        // open, as before (a later waiter sees the outcome when it re-reads it).
+        for (Waiter h; (h = waiters) != null && h != CLOSED && outcome == value; ) {
+            if (WAITERS.compareAndSet(this, h, CLOSED)) {
+                for (Waiter w = h; w != null; w = w.nextPlain()) {
+                    if (!w.isGonePlain()) { // a waiter that left wants no wake-up
+                        w.wake();
+                    }
                 }
+                break;
             }
         }
         return true;
@@ -478,10 +489,12 @@ public abstract class Latch {
 
     /**
      * Unsets the latch, with no waiters, for a task to be run again ({@code Task.reinitialize}).
-     * Only while nobody waits for it or sets it (the caller's contract, as that of
-     * {@code ForkJoinTask.reinitialize}): a stale waiter or setter would race the new run. The
-     * stack is emptied before the outcome is cleared, so an unset latch never shows the closed
-     * stack; the next fork's or submission's release publishes both writes to its runner.
+     * Only once nobody waits for it (the caller's contract, as that of
+     * {@code ForkJoinTask.reinitialize}): a waiter of the old run still parked would wait for
+     * the new one. A completer of the old run still closing the stack is harmless: it closes
+     * only while the outcome is its own ({@link #trySet}). The stack is emptied before the
+     * outcome is cleared, so an unset latch never shows the closed stack; the next fork's or
+     * submission's release publishes both writes to its runner.
      */
     final void reset() {
         WAITERS.setVolatile(this, null);

@@ -31,13 +31,16 @@ public final class PoolFutureTask<V> extends FutureTask<V> {
 
     private volatile Signal signal;
     /**
-     * Set by {@code cancel(true)} before it interrupts the runner: tells {@link Worker#runNested}
-     * that an interrupt arriving while the worker ran a nested task on top of this one was aimed
-     * at this one. Volatile: the worker reads it after the nested task returns, and a canceller
-     * whose interrupt landed then wrote it before (program order, then the interrupt's
-     * synchronizes-with; or the volatile order if the worker reads it first).
+     * Set by {@code cancel(true)} before it cancels: the interrupt it sends is aimed at this
+     * task. Read by {@link Worker#runNested} once the task is seen cancelled, which the cancel's
+     * CAS makes visible after this write (volatile order).
      */
     private volatile boolean interruptRequested;
+    /**
+     * Set first thing in {@link #done()}: a cancel has finished, its interrupt (if any) delivered
+     * ({@code FutureTask.cancel} interrupts the runner, then completes).
+     */
+    private volatile boolean completed;
 
     public PoolFutureTask(Callable<V> callable) {
         super(callable);
@@ -77,16 +80,50 @@ public final class PoolFutureTask<V> extends FutureTask<V> {
     }
 
     /**
-     * Whether {@code task} (a submitted task, or its timed wrapper) was cancelled with an
-     * interrupt: its runner owes it one.
+     * Runs the task with this worker knowing it as the innermost submitted task on its stack, so
+     * that an interrupt aimed at it while the worker runs something nested reaches it. A task
+     * run inside another submitted one (an {@code invokeAny} wrapper) is found all the same.
      */
-    static boolean interruptRequested(Runnable task) {
-        Runnable r = task instanceof TimedTask ? ((TimedTask) task).task : task;
-        return r instanceof PoolFutureTask && ((PoolFutureTask<?>) r).interruptRequested;
+    @Override
+    public void run() {
+        Worker w = Worker.current();
+        if (w == null) {
+            super.run();
+            return;
+        }
+        PoolFutureTask<?> outer = w.enterFuture(this);
+        try {
+            super.run();
+        } finally {
+            w.leaveFuture(outer);
+        }
+    }
+
+    /**
+     * For a worker about to run a nested task on top of this one: whether this task is already
+     * cancelled; if so, returns only once the cancel has delivered its interrupt (if any), so
+     * that the interrupt is in the status the worker reads next or was seen by the task. The
+     * wait is the few steps between the cancel's CAS and its end, as {@code FutureTask.run}
+     * waits them out too.
+     */
+    boolean cancelledAndSettled() {
+        if (!isCancelled()) {
+            return false;
+        }
+        while (!completed) {
+            Thread.yield();
+        }
+        return true;
+    }
+
+    /** Whether this task was cancelled with an interrupt: its runner owes it one. */
+    boolean interruptOwed() {
+        return isCancelled() && interruptRequested;
     }
 
     @Override
     protected void done() {
+        completed = true;
         Signal s = signal;
         if (s != null) {
             s.set();

@@ -628,6 +628,11 @@ public final class Scheduler {
         return runState >= SHUTDOWN;
     }
 
+    /** Worker threads alive, spares included. */
+    int liveWorkers() {
+        return liveWorkers;
+    }
+
     public boolean isStopping() {
         return runState >= STOP;
     }
@@ -1120,6 +1125,7 @@ public final class Scheduler {
             }
         }
         active = Math.min(active, size);
+        running = Math.min(running, active); // each flag read apart: a worker may change between
         return new PoolStats(completed, failed, external, fromWorkers, rejectedSubmissions.sum(),
                 steals, attempts, idle[0], idle[1], idle[2], queuedTasks(),
                 active, Math.min(running, size), parked, size, parallelism,

@@ -114,11 +114,12 @@ public final class Worker implements Runnable {
     /** Bottom index when the task running now started: deque entries above it are its forks. */
     private long taskFloor;
     /**
-     * The task on top of this worker's stack, as {@link #runNext} or {@link #runNested} gave it
-     * (null between tasks): {@link #runNested} asks it whether an interrupt arriving during a
-     * nested task was aimed at it.
+     * The innermost submitted task ({@code submit}, {@code invokeAll}, {@code invokeAny})
+     * running on this worker's stack, or null: {@link #runNested} asks it whether an interrupt
+     * arriving during a nested task was aimed at it. Set and restored by
+     * {@link PoolFutureTask#run}, so nothing is written for other tasks.
      */
-    private Runnable runningTask;
+    private PoolFutureTask<?> runningFuture;
     /**
      * Whether this worker has a task in hand: set when it takes one after having none, cleared
      * when it runs out of work. The thread's own copy of {@link WorkerStats#active()}, so that
@@ -167,7 +168,8 @@ public final class Worker implements Runnable {
     public int surplusQueuedTasks() {
         int queued = deque.size();
         int p = scheduler.parallelism;
-        int awake = p - scheduler.sleep.sleepingWorkers();
+        // Threads awake, spares included (a parked spare is no worker that could steal).
+        int awake = Math.max(0, scheduler.liveWorkers() - scheduler.sleep.sleepingWorkers());
         int reserve = 0;
         for (int share = p >>> 1; reserve < 8 && awake <= share; share >>>= 1) {
             reserve = reserve == 0 ? 1 : reserve << 1;
@@ -407,21 +409,25 @@ public final class Worker implements Runnable {
     }
 
     /**
-     * Runs a task on top of the waiting task's stack, keeping their interrupts apart as two
-     * {@code ThreadPoolExecutor} workers would. The nested task starts with a clear status; an
-     * interrupt it leaves behind, or one aimed at it ({@code cancel(true)} of its future), is
-     * dropped when it returns. The waiting task gets back the status it had, and gets an
-     * interrupt that was aimed at it meanwhile: {@code shutdownNow} (the pool is stopping) or
-     * {@code cancel(true)} of its own future ({@link PoolFutureTask#interruptRequested}, set
-     * before the canceller interrupts, so it is seen here whichever the interrupt hit). The
-     * caller counts the task as completed (a task taken back with {@link #tryUnfork} already is).
+     * Runs a task on top of the waiting task's stack, keeping their interrupts apart as far as
+     * one thread can. The nested task starts with a clear status; an interrupt it leaves
+     * behind, or one aimed at it ({@code cancel(true)} of its future), is dropped when it
+     * returns. The waiting task gets back the status it had, and an interrupt aimed at it
+     * meanwhile: {@code shutdownNow} (the pool is stopping: again after every nested task, so
+     * that it stops), or {@code cancel(true)} of the innermost submitted task on this stack
+     * ({@link #runningFuture}), once: a cancel that came before the nested task started
+     * delivered its interrupt before the status taken here (or the task handled it), so only
+     * one that came later is delivered again. One thread cannot do the converse: an interrupt aimed at the waiting task
+     * that lands while the nested one runs is seen by the nested one too. The caller counts the
+     * task as completed (a task taken back with {@link #tryUnfork} already is).
      */
     void runNested(Runnable t) {
+        PoolFutureTask<?> outer = runningFuture;
+        // Cancelled before: its interrupt came before the status taken here (or was handled).
+        boolean outerCancelledBefore = outer != null && outer.cancelledAndSettled();
         boolean interrupted = Thread.interrupted();
         long floor = taskFloor;
-        Runnable outer = runningTask;
         taskFloor = deque.bottomIndex();
-        runningTask = t;
         try {
             scheduler.runTask(t);
         } catch (StackOverflowError e) {
@@ -433,12 +439,25 @@ public final class Worker implements Runnable {
             throw e;
         } finally {
             taskFloor = floor;
-            runningTask = outer;
+            runningFuture = outer; // as PoolFutureTask.run left it, even after an error
             Thread.interrupted(); // the nested task's, or one aimed at it
-            if (interrupted || scheduler.isStopping() || PoolFutureTask.interruptRequested(outer)) {
+            if (interrupted || scheduler.isStopping()
+                    || (outer != null && !outerCancelledBefore && outer.interruptOwed())) {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** Called by {@link PoolFutureTask#run}: {@code f} runs on top; returns the one below. */
+    PoolFutureTask<?> enterFuture(PoolFutureTask<?> f) {
+        PoolFutureTask<?> outer = runningFuture;
+        runningFuture = f;
+        return outer;
+    }
+
+    /** Called by {@link PoolFutureTask#run} as it returns, with what {@link #enterFuture} gave. */
+    void leaveFuture(PoolFutureTask<?> outer) {
+        runningFuture = outer;
     }
 
     @Override
@@ -456,7 +475,7 @@ public final class Worker implements Runnable {
             // leave its search counted: posters would wait for it forever.
             stats.setBusy(false); // first: it cannot throw, and leaveSearch can
             busy = false;
-            runningTask = null;
+            runningFuture = null;
             leaveSearch();
             if (foreignThread) {
                 CURRENT.remove();
@@ -517,9 +536,7 @@ public final class Worker implements Runnable {
             Thread.currentThread().interrupt();
         }
         taskFloor = deque.bottomIndex();
-        runningTask = task;
         s.runTask(task);
-        runningTask = null; // keeps no finished task reachable
         stats.incCompleted();
         return true;
     }
@@ -706,16 +723,32 @@ public final class Worker implements Runnable {
      * then will not run. The task's interrupt status is kept, not acted on.
      */
     public void helpQuiesce() {
+        helpQuiesce(-1L);
+    }
+
+    /**
+     * As {@link #helpQuiesce()}, giving up once {@code nanos} have passed (checked between two
+     * tasks: a task is never abandoned halfway), as JDK 19's {@code ForkJoinTask.helpQuiesce}
+     * with a timeout does.
+     *
+     * @param nanos the longest wait, or a negative value for no limit
+     * @return true if the pool looked quiescent; false if the time ran out or the pool is stopping
+     */
+    public boolean helpQuiesce(long nanos) {
         final Scheduler s = scheduler;
+        final long deadline = nanos < 0 ? 0L : System.nanoTime() + nanos;
         boolean interrupted = false;
         boolean quiet = false;
         helpDepth++;
         try {
             for (int idle = 0; !s.isStopping(); ) {
+                if (nanos >= 0 && System.nanoTime() - deadline >= 0) {
+                    return false;
+                }
                 if (quiet) {
                     if (!s.hasQueuedWork()) { // a look that takes nothing: stay counted
                         if (s.isQuiescent()) {
-                            return;
+                            return true;
                         }
                         interrupted |= Quiescence.pause(idle);
                         idle = Quiescence.nextRound(idle);
@@ -742,11 +775,12 @@ public final class Worker implements Runnable {
                 s.quietEnter();
                 quiet = true;
                 if (s.isQuiescent()) {
-                    return;
+                    return true;
                 }
                 interrupted |= Quiescence.pause(idle);
                 idle = Quiescence.nextRound(idle);
             }
+            return false; // stopping: what is queued will not run
         } finally {
             if (quiet) {
                 s.quietLeave();

@@ -113,8 +113,13 @@ public final class WorkerStats extends WorkerStatsPad1 {
 
     /** The worker took a task after having none (true), or ran out of work (false). */
     void setBusy(boolean busy) {
-        ACTIVE.setOpaque(this, busy);
-        RUNNING.setOpaque(this, busy);
+        if (busy) { // running implies active: set it last, clear it first
+            ACTIVE.setOpaque(this, true);
+            RUNNING.setOpaque(this, true);
+        } else {
+            RUNNING.setOpaque(this, false);
+            ACTIVE.setOpaque(this, false);
+        }
     }
 
     // Any thread.
