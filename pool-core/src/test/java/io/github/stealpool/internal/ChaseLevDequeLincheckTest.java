@@ -1,8 +1,12 @@
 package io.github.stealpool.internal;
 
 import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.jetbrains.kotlinx.lincheck.Actor;
+import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Validate;
@@ -83,26 +87,65 @@ public class ChaseLevDequeLincheckTest {
 
     @Test
     void linearizableAgainstASequentialDeque() {
-        new ModelCheckingOptions()
+        ModelCheckingOptions options = new ModelCheckingOptions()
                 .threads(3)
                 .actorsPerThread(3)
                 .actorsBefore(2)
                 .actorsAfter(2)
-                .iterations(40)
-                .invocationsPerIteration(500)
-                .sequentialSpecification(Spec.class)
-                .check(ChaseLevDequeLincheckTest.class);
+                .iterations(ITERATIONS)
+                .invocationsPerIteration(INVOCATIONS)
+                .sequentialSpecification(Spec.class);
+        hazards(ChaseLevDequeLincheckTest.class, null).forEach(options::addCustomScenario);
+        options.check(ChaseLevDequeLincheckTest.class);
     }
 
     @Test
     void bareStealHandsOutEveryValueExactlyOnce() {
-        new ModelCheckingOptions()
+        ModelCheckingOptions options = new ModelCheckingOptions()
                 .threads(3)
                 .actorsPerThread(3)
                 .actorsBefore(2)
-                .iterations(40)
-                .invocationsPerIteration(500)
-                .check(RawSteal.class);
+                .iterations(ITERATIONS)
+                .invocationsPerIteration(INVOCATIONS);
+        hazards(RawSteal.class, actor(RawSteal.class, "everyValueTakenExactlyOnce")).forEach(options::addCustomScenario);
+        options.check(RawSteal.class);
+    }
+
+    // Random scenarios: small, so that both checks together stay within seconds; the hazards
+    // below are checked on every run whatever the random ones happen to be.
+    private static final int ITERATIONS = 20;
+    private static final int INVOCATIONS = 300;
+
+    /**
+     * The races the algorithm's comments argue about, as fixed scenarios (on capacity 2):
+     * a push that grows the array while thieves steal from the old one; pushAll growing it
+     * against steals, with the owner's FIFO poll; the owner's pop of the last one or two
+     * elements against two thieves (pop's CAS on the last element, and its store-load on
+     * {@code bottom}).
+     */
+    private static List<ExecutionScenario> hazards(Class<?> test, Actor validation) {
+        Actor push = actor(test, "push");
+        Actor pushTwo = actor(test, "pushTwo");
+        Actor pop = actor(test, "pop");
+        Actor poll = actor(test, "poll");
+        Actor steal = actor(test, "steal");
+        return List.of(
+                new ExecutionScenario(List.of(push, push),
+                        List.of(List.of(push, pop, pop), List.of(steal, steal), List.of(steal)), List.of(), validation),
+                new ExecutionScenario(List.of(push),
+                        List.of(List.of(pushTwo, poll), List.of(steal, steal)), List.of(), validation),
+                new ExecutionScenario(List.of(pushTwo),
+                        List.of(List.of(pop, pop), List.of(steal), List.of(steal)), List.of(), validation));
+    }
+
+    static Actor actor(Class<?> test, String name, Object... args) {
+        Class<?>[] types = Arrays.stream(args).map(a -> a instanceof Integer ? int.class : a.getClass())
+                .toArray(Class<?>[]::new);
+        try {
+            return new Actor(test.getMethod(name, types), List.of(args));
+        } catch (NoSuchMethodException e) {
+            throw new AssertionError(e);
+        }
     }
 
     /** The sequential specification: first = top (steals, poll), last = bottom (push, pop). */

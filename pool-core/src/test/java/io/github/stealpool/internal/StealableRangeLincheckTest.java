@@ -1,6 +1,11 @@
 package io.github.stealpool.internal;
 
+import static io.github.stealpool.internal.ChaseLevDequeLincheckTest.actor;
+
+import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.jetbrains.kotlinx.lincheck.Actor;
+import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
@@ -76,15 +81,24 @@ public class StealableRangeLincheckTest {
 
     @Test
     void linearizableAndEveryIndexTakenOnce() {
+        Class<?> test = StealableRangeLincheckTest.class;
+        Actor steal = actor(test, "steal");
+        Actor validation = actor(test, "everyIndexTakenExactlyOnce");
         new ModelCheckingOptions()
                 .threads(3)
                 .actorsPerThread(3)
                 .actorsBefore(1)
                 .actorsAfter(1)
-                .iterations(30)
+                .iterations(20) // random scenarios: small, so that the check stays within seconds
                 .invocationsPerIteration(300)
                 .sequentialSpecification(Spec.class)
-                .check(StealableRangeLincheckTest.class);
+                // Checked on every run, whatever the random scenarios are: the owner's batches
+                // against two thieves splitting, down to the last index (which a thief may take).
+                .addCustomScenario(new ExecutionScenario(List.of(),
+                        List.of(List.of(actor(test, "take", 2), actor(test, "take", 2)), List.of(steal, steal),
+                                List.of(steal)),
+                        List.of(), validation))
+                .check(test);
     }
 
     /** The sequential specification: the unconsumed offsets are [lo, hi). */
