@@ -113,8 +113,8 @@ public class ChaseLevDequeLincheckTest {
 
     // Random scenarios: small, so that both checks together stay within seconds; the hazards
     // below are checked on every run whatever the random ones happen to be.
-    private static final int ITERATIONS = 20;
-    private static final int INVOCATIONS = 300;
+    private static final int ITERATIONS = 15;
+    private static final int INVOCATIONS = 250;
 
     /**
      * The races the algorithm's comments argue about, as fixed scenarios (on capacity 2):
