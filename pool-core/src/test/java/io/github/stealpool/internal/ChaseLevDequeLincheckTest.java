@@ -120,8 +120,8 @@ public class ChaseLevDequeLincheckTest {
      * The races the algorithm's comments argue about, as fixed scenarios (on capacity 2):
      * a push that grows the array while thieves steal from the old one; pushAll growing it
      * against steals, with the owner's FIFO poll; the owner's pop of the last one or two
-     * elements against two thieves (pop's CAS on the last element, and its store-load on
-     * {@code bottom}).
+     * elements against two thieves (pop's CAS on the last element, and every interleaving
+     * around its store of {@code bottom}; the store-load ordering itself is jcstress's).
      */
     private static List<ExecutionScenario> hazards(Class<?> test, Actor validation) {
         Actor push = actor(test, "push");
