@@ -250,6 +250,30 @@ class InjectionQueueTest {
     }
 
     /**
+     * The hazard only JCTools can fix, reproduced: an error thrown inside its chunk link (here by
+     * {@code fill}'s supplier, called in that window; in life a stack overflow) leaves the
+     * producer index odd for good, so every later offer to the stripe would spin. The pool's
+     * own sweep must still return: the stripe is marked as {@code offer} marks it when its call
+     * into JCTools throws. If a JCTools release restores the index, the first assertion fails:
+     * then the mark and this paragraph of InjectionQueue's header can go.
+     */
+    @Test
+    void anErrorInsideJctoolsChunkLinkWedgesTheStripeAndTheSweepStillReturns() {
+        InjectionQueue q = new InjectionQueue(1);
+        for (int i = 0; i < InjectionQueue.CHUNK - 1; i++) { // the first chunk's last free slot
+            q.offer(new Numbered(i));
+        }
+        StackOverflowError inLink = new StackOverflowError("thrown inside the chunk link");
+        assertThrows(StackOverflowError.class, () -> q.stripe(0).queue.fill(() -> {
+            throw inLink;
+        }, 1));
+        assertEquals(1, q.stripe(0).queue.lvProducerIndex() & 1, "JCTools left the index odd");
+        q.stripe(0).offerFailed = true; // what InjectionQueue.offer's catch does
+        List<Runnable> sink = new ArrayList<>();
+        assertEquals(InjectionQueue.CHUNK - 1, q.drainTo(sink)); // returns, with every task
+    }
+
+    /**
      * Issue 35, item 9: a batch in transit from a stripe to a worker's deque. The deque here
      * is full (a small limit, through the real growth path), so {@code pushAll} throws after
      * the batch was polled. Every task must still be somewhere: pushed, or back where the next
