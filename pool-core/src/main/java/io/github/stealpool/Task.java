@@ -775,8 +775,9 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      * @throws IllegalStateException if the task is forked, submitted or running and not done
      */
     public final void reinitialize() {
+        boolean done = LatchAccess.isSet(this); // first: its volatile read orders a RAN before it
         int c = (int) CLAIMED.getAcquire(this);
-        if (!LatchAccess.isSet(this)) {
+        if (!done) {
             if (c != FREE) {
                 throw new IllegalStateException("reinitialize() on a task that is forked, submitted "
                         + "or running and not done yet: join it first (" + this + ")");
@@ -786,8 +787,9 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
         if (c == OWED && !tryUnfork()) {
             // Done before its run: its entry, still queued, would run the new task a second time.
             throw new IllegalStateException("reinitialize() on a task cancelled or completed "
-                    + "while still queued, before the pool took it out; create a new task, or "
-                    + "reinitialize it once its pool has run its queue (" + this + ")");
+                    + "while still queued, before the pool took it out (or swept by "
+                    + "shutdownNow): create a new task, or reinitialize it once its pool has "
+                    + "taken it out of its queue (" + this + ")");
         }
         LatchAccess.reset(this);
         claimed = FREE; // plainly, as tryUnfork gives a claim back: the next fork's release publishes it

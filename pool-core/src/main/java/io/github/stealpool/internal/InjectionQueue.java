@@ -227,6 +227,14 @@ public final class InjectionQueue {
         return stripes[i];
     }
 
+    /** {@code t} as thrown: takeBatch and the notice declare no checked exception. */
+    private static RuntimeException unchecked(Throwable t) {
+        if (t instanceof Error) {
+            throw (Error) t;
+        }
+        return (RuntimeException) t;
+    }
+
     /** Number of stripes (a power of two). */
     int stripes() {
         return stripes.length;
@@ -289,14 +297,32 @@ public final class InjectionQueue {
             if (s.isHeld() || s.isEmpty() || !s.tryLock()) {
                 continue;
             }
-            Runnable first;
+            Runnable first = null;
+            Throwable failed = null;
             try {
                 first = takeBatch(s, deque, fifo);
+            } catch (Throwable e) { // the batch is stashed in the stripe ("A batch in transit")
+                failed = e;
             } finally {
-                s.unlock();
+                // A field write, no call: an error here (out of stack) would lock the stripe
+                // for good. Volatile, as unlock(): see "Tasks left behind a lock".
+                s.consumerLock = 0;
+            }
+            // From here the batch's first task is only in this frame: nothing may lose it.
+            try {
                 if (!s.isEmpty()) {
                     tasksLeft.run(); // after the unlock: see "Tasks left behind a lock"
                 }
+            } catch (Throwable noticeFailed) {
+                // Out of stack (or memory) in the notice: the tasks left stay queued, and this
+                // worker, awake, looks at the queue again before it can sleep; what is lost is
+                // the wake-up of another worker for them, never a task.
+                if (first == null && failed == null) {
+                    throw unchecked(noticeFailed);
+                }
+            }
+            if (failed != null) {
+                throw unchecked(failed);
             }
             if (first != null) {
                 return first;

@@ -287,7 +287,9 @@ public abstract class Latch {
         // saw the outcome, then Task.reinitialize and a new run) must not close the next run's
         // stack. A failed CAS means a push or an unlink moved the head: read it again. Nodes are
         // never reused, so a head seen again is the same waiter (no ABA); an empty stack is left
-        // open, as before (a later waiter sees the outcome when it re-reads it).
+        // open, as before (a later waiter sees the outcome when it re-reads it). "Its own" is
+        // by identity: a new run that set the same object (NIL for null) is set too, so closing
+        // its stack is right.
         for (Waiter h; (h = waiters) != null && h != CLOSED && outcome == value; ) {
             if (WAITERS.compareAndSet(this, h, CLOSED)) {
                 for (Waiter w = h; w != null; w = w.nextPlain()) {

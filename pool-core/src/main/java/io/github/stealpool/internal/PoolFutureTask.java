@@ -110,11 +110,19 @@ public final class PoolFutureTask<V> extends FutureTask<V> {
         if (!isCancelled()) {
             return false;
         }
-        while (!completed) {
+        // Bounded: a canceller that died between its CAS and done() must not hang the worker;
+        // then the cancel counts as not settled, which costs at most one extra interrupt.
+        for (int i = 0; !completed; i++) {
+            if (i == SETTLE_YIELDS) {
+                return false;
+            }
             Thread.yield();
         }
         return true;
     }
+
+    /** Yields {@link #cancelledAndSettled} waits at most: far more than a live cancel needs. */
+    private static final int SETTLE_YIELDS = 1 << 16;
 
     /** Whether this task was cancelled with an interrupt: its runner owes it one. */
     boolean interruptOwed() {

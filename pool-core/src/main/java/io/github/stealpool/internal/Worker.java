@@ -422,7 +422,7 @@ public final class Worker implements Runnable {
      * task as completed (a task taken back with {@link #tryUnfork} already is).
      */
     void runNested(Runnable t) {
-        PoolFutureTask<?> outer = runningFuture;
+        final PoolFutureTask<?> outer = runningFuture;
         // Cancelled before: its interrupt came before the status taken here (or was handled).
         boolean outerCancelledBefore = outer != null && outer.cancelledAndSettled();
         boolean interrupted = Thread.interrupted();
@@ -440,9 +440,12 @@ public final class Worker implements Runnable {
         } finally {
             taskFloor = floor;
             runningFuture = outer; // as PoolFutureTask.run left it, even after an error
+            // Owed, decided before the status is cleared and once a cancel seen now has landed:
+            // an interrupt still on its way would otherwise come on top of the one given here.
+            boolean owed = outer != null && !outerCancelledBefore
+                    && outer.cancelledAndSettled() && outer.interruptOwed();
             Thread.interrupted(); // the nested task's, or one aimed at it
-            if (interrupted || scheduler.isStopping()
-                    || (outer != null && !outerCancelledBefore && outer.interruptOwed())) {
+            if (interrupted || owed || scheduler.isStopping()) {
                 Thread.currentThread().interrupt();
             }
         }
@@ -555,8 +558,13 @@ public final class Worker implements Runnable {
     private Runnable scan() {
         Runnable t = scheduler.injection.poll(index + ++injectionPolls, deque, scheduler.fifo);
         if (t != null) {
-            if (!deque.isEmpty()) { // the rest of the batch landed in our (empty) deque
-                scheduler.announceLocalJobs();
+            try {
+                if (!deque.isEmpty()) { // the rest of the batch landed in our (empty) deque
+                    scheduler.announceLocalJobs();
+                }
+            } catch (Throwable noticeFailed) {
+                // Out of stack in the notice: t is only here, so run it; the batch is in our
+                // deque, which we run ourselves (the wake-up of a thief is what is lost).
             }
             return t;
         }
