@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * Puts idle workers to sleep and wakes them when work arrives: no lost wake-ups, at most one
@@ -238,6 +239,28 @@ public final class Sleep extends SleepCtl {
     private final int workers;
     private final BooleanSupplier mustNotSleep;
 
+    /** The points inside a sleep where a test may make an Error strike ({@link #faultHook}). */
+    enum Fault {
+        /** In the park loop, before each park: as a park, a clock read or a re-lock may fail. */
+        PARK,
+        /** Just before the unlock that ends the sleeper's critical section. */
+        UNLOCK
+    }
+
+    /**
+     * Test hook, null outside tests: run at each {@link Fault} point, so that a test can throw
+     * the Error a stack overflow or an out-of-memory would throw there. Read only by a worker on
+     * its way to a park, never by posters.
+     */
+    volatile Consumer<Fault> faultHook;
+
+    private void mayFail(Fault point) {
+        Consumer<Fault> hook = faultHook;
+        if (hook != null) {
+            hook.accept(point);
+        }
+    }
+
     /**
      * @param workers      number of workers, each identified by an index below this
      * @param mustNotSleep checked under the lock after a worker is counted; true (the pool is
@@ -391,44 +414,102 @@ public final class Sleep extends SleepCtl {
         return sleep(index, jecSnapshot, mustNotSleep, false, nanos, true);
     }
 
-    /** {@code takesHandOff}: an idle worker's sleep, not one inside a join (see the hand-off). */
+    /**
+     * {@code takesHandOff}: an idle worker's sleep, not one inside a join (see the hand-off).
+     *
+     * <p>Errors (a StackOverflowError in a deep join, an OutOfMemoryError): every call that may
+     * fail comes before the count (the abort check, the clock, the CAS itself, which fails only
+     * before it acts); once counted, the worker pushes itself with plain stores, no call in
+     * between, so no Error leaves a count without its stack entry. An Error at the unlock or
+     * while parked takes the worker off the stack again ({@link #leaveOnError}).
+     */
     private int sleep(int index, long jecSnapshot, BooleanSupplier abort, boolean interruptible,
                       long nanos, boolean takesHandOff) {
         Record r = records[index];
-        lock.lock();
+        Thread self = Thread.currentThread();
+        long now = System.nanoTime();
+        boolean counted = false;
+        acquire();
         try {
-            for (;;) {
+            if (!abort.getAsBoolean()) {
                 long c = lvCtl();
-                if ((c >>> JEC_SHIFT) != jecSnapshot) {
-                    return BACKED_OUT; // a job was posted after we announced: search again
+                // A moved JEC: a job was posted after we announced, so search again.
+                while ((c >>> JEC_SHIFT) == jecSnapshot && !casCtl(c, c + ONE_SLEEPING)) {
+                    c = lvCtl();
                 }
-                if (casCtl(c, c + ONE_SLEEPING)) {
-                    break;
+                if ((c >>> JEC_SHIFT) == jecSnapshot) {
+                    // Counted: from here to the flag, plain stores only.
+                    r.thread = self;
+                    r.takesHandOff = takesHandOff;
+                    r.parks++;
+                    r.parkStart = now;
+                    sleepers[sleeperCount++] = index;
+                    if (sleeperCount >= workers && !allAsleep.value) {
+                        allAsleep.value = true; // sleepersChanged, written out: no call here
+                    }
+                    r.parked = true;
+                    counted = true;
                 }
             }
-            if (abort.getAsBoolean()) {
-                CTL.getAndAdd(this, -ONE_SLEEPING);
-                return BACKED_OUT;
-            }
-            r.thread = Thread.currentThread();
-            r.takesHandOff = takesHandOff;
-            r.parks++;
-            r.parkStart = System.nanoTime();
-            sleepers[sleeperCount++] = index;
-            sleepersChanged();
-            r.parked = true;
-        } finally {
-            lock.unlock();
+        } catch (RuntimeException | Error e) {
+            lock.unlock(); // nothing was counted: every call comes before the count
+            throw e;
         }
-        return block(index, r, interruptible, nanos);
+        try {
+            mayFail(Fault.UNLOCK);
+            lock.unlock();
+        } catch (RuntimeException | Error e) {
+            // The unlock failed, before it released the lock (then it is still ours) or after.
+            if (lock.isHeldByCurrentThread()) {
+                lock.unlock();
+            }
+            if (!counted) {
+                throw e;
+            }
+            return leaveOnError(index, r, e);
+        }
+        return counted ? block(index, r, interruptible, nanos) : BACKED_OUT;
+    }
+
+    /**
+     * Takes the lock. If an Error comes out after the lock was taken (the JDK's reserved stack
+     * pages let a lock in progress finish and throw the StackOverflowError on return), lets it go
+     * before the Error propagates: a lock left held would stop every sleep and wake-up.
+     */
+    private void acquire() {
+        try {
+            lock.lock();
+        } catch (RuntimeException | Error e) {
+            if (lock.isHeldByCurrentThread()) {
+                lock.unlock();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * A counted sleeper whose sleep failed with {@code e}: as an interrupted sleeper, it takes
+     * itself off the stack and throws {@code e}, unless a waker was first; then it returns how
+     * it was woken and drops {@code e}, since the wake-up carries a duty (a search, a job in
+     * hand) that only the caller can fulfil, and nothing of the sleep is left to undo.
+     */
+    private int leaveOnError(int index, Record r, Throwable e) {
+        if (takeOffStack(index, r)) {
+            if (e instanceof Error) {
+                throw (Error) e;
+            }
+            throw (RuntimeException) e; // only these are caught
+        }
+        return r.wokenAs;
     }
 
     /** Parks while {@code r} is parked; {@code nanos} > 0 bounds the time, 0 means none. */
     private int block(int index, Record r, boolean interruptible, long nanos) {
         boolean interrupted = false;
-        long deadline = nanos > 0L ? System.nanoTime() + nanos : 0L;
         try {
+            long deadline = nanos > 0L ? System.nanoTime() + nanos : 0L;
             while (r.parked) {
+                mayFail(Fault.PARK);
                 if (nanos <= 0L) {
                     LockSupport.park(this);
                 } else {
@@ -452,6 +533,8 @@ public final class Sleep extends SleepCtl {
                 }
             }
             return r.wokenAs;
+        } catch (RuntimeException | Error e) {
+            return leaveOnError(index, r, e); // a counted worker never leaves parked
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -460,18 +543,34 @@ public final class Sleep extends SleepCtl {
     }
 
     /**
-     * The owner of {@code r}, interrupted or out of time: uncounts itself unless a waker was
-     * first. The caller searches again afterwards (the proof's second case).
+     * The owner of {@code r}, interrupted, out of time or hit by an Error: uncounts itself unless
+     * a waker was first. Every call comes before the uncount, which is the last: an Error
+     * leaves the sleeper counted and stacked, as before, or off both.
      */
     private boolean takeOffStack(int index, Record r) {
-        lock.lock();
+        long now = System.nanoTime();
+        acquire();
         try {
             if (!r.parked) {
                 return false; // woken meanwhile: keep what the waker said
             }
-            removeSleeper(index);
             CTL.getAndAdd(this, -ONE_SLEEPING);
-            endPark(r);
+            // Uncounted: off the stack with plain stores only, keeping the others' order.
+            int k = sleeperCount - 1;
+            while (sleepers[k] != index) {
+                k--; // present: its record is parked, and parked records are on the stack
+            }
+            for (; k < sleeperCount - 1; k++) {
+                sleepers[k] = sleepers[k + 1];
+            }
+            sleeperCount--;
+            if (allAsleep.value && sleeperCount < workers) {
+                allAsleep.value = false; // sleepersChanged, written out: no call here
+            }
+            long parked = now - r.parkStart;
+            if (parked > 0L) {
+                r.parkedNanos += parked;
+            }
             r.parked = false;
             return true;
         } finally {
@@ -704,6 +803,41 @@ public final class Sleep extends SleepCtl {
         System.arraycopy(sleepers, k + 1, sleepers, k, sleeperCount - 1 - k);
         sleeperCount--;
         sleepersChanged();
+    }
+
+    /**
+     * For tests: null if the state is consistent, else what is wrong. Consistent: the lock is
+     * free, the sleeping count equals the stack's size, each record is parked exactly while its
+     * index is on the stack (once), and {@link #allAsleep} agrees with the stack.
+     */
+    String inconsistency() {
+        if (!lock.tryLock()) {
+            return "lock held";
+        }
+        try {
+            if (lock.getHoldCount() != 1) {
+                return "lock held by the caller";
+            }
+            if (sleeping(lvCtl()) != sleeperCount) {
+                return "sleeping count " + sleeping(lvCtl()) + " but " + sleeperCount + " stacked";
+            }
+            int[] onStack = new int[records.length];
+            for (int k = 0; k < sleeperCount; k++) {
+                onStack[sleepers[k]]++;
+            }
+            for (int i = 0; i < records.length; i++) {
+                if (onStack[i] > 1 || records[i].parked != (onStack[i] == 1)) {
+                    return "record " + i + (records[i].parked ? " parked" : " not parked")
+                            + ", on the stack " + onStack[i] + " times";
+                }
+            }
+            if (allAsleep.value != (sleeperCount >= workers)) {
+                return "allAsleep " + allAsleep.value + " with " + sleeperCount + " stacked";
+            }
+            return null;
+        } finally {
+            lock.unlock();
+        }
     }
 
     // ------------------------------------------------------------------ statistics
