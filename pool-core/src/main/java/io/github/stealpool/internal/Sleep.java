@@ -30,6 +30,15 @@ import java.util.function.Consumer;
  * record. A worker is counted as sleeping and pushed on the stack in one critical section, and
  * popped and uncounted in another, so whoever holds the lock sees the count and the stack agree.
  *
+ * <p>Errors: a sleep may be entered at any stack depth (a join waits in it), so a
+ * StackOverflowError, or an OutOfMemoryError, may strike any call. The sleeper makes every call
+ * that may fail before it counts itself (the abort check included), and pushes itself after
+ * the count with plain stores, no call between; one taking itself off uncounts itself with its
+ * last call. An Error at its unlock or while parked takes it off the stack again, unless a
+ * waker was first (then it returns that wake-up, whose duty only its caller can fulfil), and a
+ * lock that throws after it was taken is let go. So the count, the stack and the records agree
+ * whatever fails, and a worker counted asleep is on the stack.
+ *
  * <h2>Falling asleep</h2>
  * A worker that ran out of work searches, counted as searching ({@link #tryStartSearching}, at
  * most half the pool at once, as in tokio: more searchers only collide on the same queues),
@@ -39,10 +48,11 @@ import java.util.function.Consumer;
  *       last searcher and sees work queued (see Waking);</li>
  *   <li>{@link #announceSleepy()}: makes the JEC odd if it is not, and keeps it as a snapshot;</li>
  *   <li>searches every queue once more;</li>
- *   <li>{@link #sleep}: under the lock, CASes {@code ctl} from (snapshot, s) to
+ *   <li>{@link #sleep}: under the lock, backs out if its abort check holds (its latch was set,
+ *       or the pool shuts down); else CASes {@code ctl} from (snapshot, s) to
  *       (snapshot, s + 1), and fails if the JEC moved (a job was posted since step 2: search
- *       again); then pushes itself on the stack, releases the lock and parks until a waker
- *       clears its {@code parked} flag.</li>
+ *       again); then pushes itself on the stack, in the same critical section, releases the
+ *       lock and parks until a waker clears its {@code parked} flag.</li>
  * </ol>
  *
  * <h2>Waking</h2>
@@ -59,8 +69,8 @@ import java.util.function.Consumer;
  * that nobody is searching, so racing posters wake one worker, not one each.
  *
  * <h2>Handing a job to the worker woken for it</h2>
- * A thread outside the pool with a job to post, that finds the pool idle (every worker asleep,
- * nobody searching) and its most recent sleeper an idle worker parked for at least
+ * A thread outside the pool with a job to post, that finds the pool idle (as many sleepers as
+ * its parallelism, nobody searching) and its most recent sleeper an idle worker parked for at least
  * {@link #HAND_OFF_AFTER_NANOS} (not one asleep inside a join, which must look at its latch
  * first when woken: its join may be done, and a handed job would then run on top of it), gives
  * the job to that sleeper instead of queueing it ({@link #tryHandOff}): under the lock it pops
@@ -69,6 +79,11 @@ import java.util.function.Consumer;
  * that JEC in the sleeper's record and releases it. The sleeper's {@link #sleep} returns
  * {@link #HANDED_OFF}, {@link #takeHandOff} gives it the job, and it stops searching
  * ({@link #stopSearchingAfterHandOff}) before it runs the job.
+ *
+ * <p>Sleeping spare threads count among the sleepers: a pool whose blocked workers' spares
+ * sleep with the other workers is idle, since no thread free to run tasks is awake; so, until
+ * a surplus spare retires, is one with a worker running beside a sleeping spare. Idleness only
+ * decides when a hand-off pays; the proof below never uses it.
  *
  * <p>Why: a worker coming out of a long sleep finds nothing in its caches, and on a virtual
  * machine not even its page mappings, so every queue it reads on its way to the job costs
@@ -101,13 +116,20 @@ import java.util.function.Consumer;
  *       InjectionQueue, "Tasks left behind a lock").
  *       So W blocks with J unseen only if it was counted before P's read: then c counts it.</li>
  *   <li><b>c counts no searcher and some sleeper:</b> P wakes one. Under the lock it pops a
- *       sleeper, whose search follows the pop, hence P's read. If the stack is empty or somebody
- *       searches by then, the sleepers c counted were popped after P's read (by other wakers,
- *       whose wakees search afterwards, or, woken with a job in hand, after that job), or took themselves off after it (an interrupted
- *       sleeper, which passes a notice on if it sees work queued as it leaves for its
- *       interrupt, or a spare thread whose keep-alive ran out, {@link #sleepAtMost}, which
- *       searches again and runs what it finds), or a searcher started after it: either way a
- *       search follows P's read.</li>
+ *       sleeper, whose search follows the pop, hence P's read. If somebody searches by then,
+ *       the next case covers P, taken from that moment. If the stack is empty by then, every
+ *       sleeper c counted left it after P's read: popped by other wakers (woken to search, or
+ *       with a job in hand: searchers, the next case and the last), woken by name by its
+ *       latch's completer or by {@link #wakeAll}, or off by itself (a joiner interrupted, a
+ *       spare whose keep-alive ran out, a sleeper hit by an Error). None of these need search
+ *       for P: a worker counted asleep after P's read announced after it (the first case: one
+ *       that announced before fails its CAS), so it searched after P's read; and a worker is
+ *       counted only together with its push, in one critical section (a joiner whose latch
+ *       was set backs out before it counts itself). So while J waits, nobody sleeps who has
+ *       not searched since P's read, and the workers awake search when done (the fourth
+ *       case). A joiner woken by name still passes a notice on if it sees work queued, to
+ *       start J sooner; the proof does not rely on it, nor on the joiner interrupted, which
+ *       leaves for its interrupt without one.</li>
  *   <li><b>c counts a searcher:</b> P wakes nobody. Consider the first time after P's read that
  *       the number of searchers drops to zero, by worker T's {@link #stopSearching()} (if it
  *       never drops to zero, a searcher that started after P's read exists and searches).
@@ -230,7 +252,7 @@ public final class Sleep extends SleepCtl {
     private final int[] sleepers;
     private int sleeperCount; // guarded by lock
     /**
-     * Whether every one of the pool's {@link #workers} sleeps: the submitter's first look
+     * Whether at least {@link #workers} threads sleep, spares included: the submitter's first look
      * before a hand-off. Written under the lock, and only when it changes, so that submitters
      * to a busy pool read a line nobody writes (see "Handing a job to the worker woken for it").
      */
@@ -263,7 +285,7 @@ public final class Sleep extends SleepCtl {
 
     /**
      * @param workers      number of workers, each identified by an index below this
-     * @param mustNotSleep checked under the lock after a worker is counted; true (the pool is
+     * @param mustNotSleep checked under the lock before a worker is counted; true (the pool is
      *                     shutting down) makes the worker back out of its sleep
      */
     public Sleep(int workers, BooleanSupplier mustNotSleep) {
@@ -381,9 +403,10 @@ public final class Sleep extends SleepCtl {
 
     /**
      * As {@link #sleep(int, long)}, for a worker waiting inside a task for a latch: it backs out
-     * if {@code abort} holds once it is counted (its latch was set), and the latch's completer
-     * wakes it with {@link #wakeWorker}. The check under the lock closes the window between the
-     * worker's last look at the latch and its blocking.
+     * if {@code abort} holds before it is counted (its latch was set), and the latch's completer
+     * wakes it with {@link #wakeWorker}. The check under the lock, before the worker counts
+     * itself, closes the window between its last look at the latch and its blocking: the
+     * completer's {@code wakeWorker} takes the lock too, before or after the whole check-count-push.
      */
     public int sleep(int index, long jecSnapshot, BooleanSupplier abort) {
         return sleep(index, jecSnapshot, abort, false, 0L, false);
@@ -644,7 +667,7 @@ public final class Sleep extends SleepCtl {
 
     /**
      * Called by a thread outside the pool with {@code job} to post, before it publishes it
-     * anywhere: if every worker sleeps, nobody searches, and the most recent sleeper is an idle
+     * anywhere: if as many workers sleep as the parallelism (spares count), nobody searches, and the most recent sleeper is an idle
      * worker (not one asleep inside a join) parked for {@link #HAND_OFF_AFTER_NANOS} or more,
      * wakes it with the job in hand, counted as searching (see "Handing a job to the worker
      * woken for it"), and returns true; the job is then that worker's. Otherwise returns false
@@ -941,7 +964,7 @@ abstract class AllAsleepField extends AllAsleepPad0 {
 }
 
 /**
- * Whether every worker sleeps (Sleep's {@code allAsleep}), on cache lines of its own: it
+ * Whether as many workers sleep as the parallelism (Sleep's {@code allAsleep}), on cache lines of its own: it
  * changes only when the pool goes idle or wakes, and submitters read it on every submission.
  */
 final class AllAsleep extends AllAsleepField {

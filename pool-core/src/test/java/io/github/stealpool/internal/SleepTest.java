@@ -430,6 +430,65 @@ class SleepTest {
         }
     }
 
+    /**
+     * The hand-off's idle pool counts sleepers against the parallelism, sleeping spares
+     * included (Sleep, "Handing a job to the worker woken for it"): worker 0 awake, worker 1 and
+     * spare 2 asleep is idle enough, and the job goes to the spare on top.
+     */
+    @Test
+    void aSleepingSpareCountsTowardsAnIdlePoolForAHandOff() throws Exception {
+        Sleep sleep = new Sleep(2, 3, () -> false, 0L);
+        List<List<Object>> received = new CopyOnWriteArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 1; i <= 2; i++) {
+            threads.add(startReceiver(sleep, i, received));
+            int asleep = i;
+            await().atMost(HANG).until(() -> sleep.sleepingWorkers() == asleep);
+            sleep.readUnderLock(); // pushed, not only counted
+        }
+        Runnable job = () -> { };
+        assertTrue(sleep.tryHandOff(job), "two sleepers for a parallelism of two, one a spare");
+        await().atMost(HANG).until(() -> received.size() == 1);
+        assertEquals(List.of(2, Sleep.HANDED_OFF, job), received.get(0));
+        assertFalse(sleep.stopSearchingAfterHandOff(2));
+        wakeAllAndJoin(sleep, threads);
+    }
+
+    /**
+     * The proof's second case without a search from the sleeper a post counted on: the post
+     * reads the counters (one sleeper, a joiner, nobody searching), the joiner leaves by itself
+     * (interrupted) before the post's wake-up, which then finds the stack empty. Any worker that
+     * announced before the post's read must back out of its sleep (the post moved the JEC), so
+     * no worker sleeps without a search after the post. The notice the text once claimed from
+     * the interrupted joiner is not needed: this shows the lost wake-up cannot happen.
+     */
+    @Test
+    void aPostWhoseSleeperLeftByItselfLeavesNobodyAsleepUnsearched() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            Sleep sleep = new Sleep(2, () -> false);
+            long otherJec = sleep.announceSleepy(); // worker 1 announced, searched, is about to sleep
+            AtomicInteger how = new AtomicInteger(-1);
+            Thread joiner = new Thread(() -> {
+                int h;
+                while ((h = sleep.sleep(0, sleep.announceSleepy(), () -> false, true)) == Sleep.BACKED_OUT) {
+                    Thread.onSpinWait();
+                }
+                how.set(h);
+            });
+            joiner.start();
+            await().atMost(HANG).pollInterval(Duration.ofMillis(1))
+                    .until(() -> sleep.sleepingWorkers() == 1 && joiner.getState() == Thread.State.WAITING);
+            long postRead = sleep.readUnderLock(); // the post's read: one asleep, nobody searching
+            joiner.interrupt();
+            joiner.join(HANG.toMillis());
+            assertEquals(Sleep.WOKEN, how.get(), "it took itself off");
+            sleep.notifySlow(postRead); // the post goes on: nobody on the stack to wake
+            assertEquals(0, sleep.searchingWorkers());
+            assertEquals(Sleep.BACKED_OUT, sleep.sleep(1, otherJec), "announced before the post: must search again");
+            assertEquals(null, sleep.inconsistency());
+        }
+    }
+
     // ------------------------------------------------------------------ errors inside a sleep
 
     /**
