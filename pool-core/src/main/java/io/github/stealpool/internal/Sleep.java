@@ -32,9 +32,9 @@ import java.util.function.Consumer;
  *
  * <p>Errors: a sleep may be entered at any stack depth (a join waits in it), so a
  * StackOverflowError, or an OutOfMemoryError, may strike any call. The sleeper makes every call
- * that may fail before it counts itself (the abort check included), and pushes itself after
- * the count with plain stores, no call between; one taking itself off uncounts itself with its
- * last call. An Error at its unlock or while parked takes it off the stack again, unless a
+ * that may fail before it counts itself, except its abort check, whose Error it undoes by
+ * uncounting itself; it pushes itself after the check with plain stores, no call between; one
+ * taking itself off uncounts itself with its last call. An Error at its unlock or while parked takes it off the stack again, unless a
  * waker was first (then it returns that wake-up, whose duty only its caller can fulfil), and a
  * lock that throws after it was taken is let go. So the count, the stack and the records agree
  * whatever fails, and a worker counted asleep is on the stack.
@@ -48,11 +48,12 @@ import java.util.function.Consumer;
  *       last searcher and sees work queued (see Waking);</li>
  *   <li>{@link #announceSleepy()}: makes the JEC odd if it is not, and keeps it as a snapshot;</li>
  *   <li>searches every queue once more;</li>
- *   <li>{@link #sleep}: under the lock, backs out if its abort check holds (its latch was set,
- *       or the pool shuts down); else CASes {@code ctl} from (snapshot, s) to
+ *   <li>{@link #sleep}: under the lock, CASes {@code ctl} from (snapshot, s) to
  *       (snapshot, s + 1), and fails if the JEC moved (a job was posted since step 2: search
- *       again); then pushes itself on the stack, in the same critical section, releases the
- *       lock and parks until a waker clears its {@code parked} flag.</li>
+ *       again); uncounts itself and backs out if its abort check then holds (its latch was
+ *       set, or the pool shuts down); else pushes itself on the stack, in the same critical
+ *       section, releases the lock and parks until a waker clears its {@code parked}
+ *       flag.</li>
  * </ol>
  *
  * <h2>Waking</h2>
@@ -121,11 +122,11 @@ import java.util.function.Consumer;
  *       sleeper c counted left it after P's read: popped by other wakers (woken to search, or
  *       with a job in hand: searchers, the next case and the last), woken by name by its
  *       latch's completer or by {@link #wakeAll}, or off by itself (a joiner interrupted, a
- *       spare whose keep-alive ran out, a sleeper hit by an Error). None of these need search
- *       for P: a worker counted asleep after P's read announced after it (the first case: one
- *       that announced before fails its CAS), so it searched after P's read; and a worker is
- *       counted only together with its push, in one critical section (a joiner whose latch
- *       was set backs out before it counts itself). So while J waits, nobody sleeps who has
+ *       spare whose keep-alive ran out, a sleeper hit by an Error), or never on it: a joiner
+ *       whose latch was set, or a worker of a pool shutting down, counted and uncounted in one
+ *       critical section by its abort check. None of these need search for P: a worker
+ *       counted asleep after P's read announced after it (the first case: one that announced
+ *       before fails its CAS), so it searched after P's read. So while J waits, nobody sleeps who has
  *       not searched since P's read, and the workers awake search when done (the fourth
  *       case). A joiner woken by name still passes a notice on if it sees work queued, to
  *       start J sooner; the proof does not rely on it, nor on the joiner interrupted, which
@@ -285,7 +286,7 @@ public final class Sleep extends SleepCtl {
 
     /**
      * @param workers      number of workers, each identified by an index below this
-     * @param mustNotSleep checked under the lock before a worker is counted; true (the pool is
+     * @param mustNotSleep checked under the lock after a worker is counted; true (the pool is
      *                     shutting down) makes the worker back out of its sleep
      */
     public Sleep(int workers, BooleanSupplier mustNotSleep) {
@@ -403,10 +404,10 @@ public final class Sleep extends SleepCtl {
 
     /**
      * As {@link #sleep(int, long)}, for a worker waiting inside a task for a latch: it backs out
-     * if {@code abort} holds before it is counted (its latch was set), and the latch's completer
-     * wakes it with {@link #wakeWorker}. The check under the lock, before the worker counts
-     * itself, closes the window between its last look at the latch and its blocking: the
-     * completer's {@code wakeWorker} takes the lock too, before or after the whole check-count-push.
+     * if {@code abort} holds once it is counted (its latch was set), and the latch's completer
+     * wakes it with {@link #wakeWorker}. The check under the lock closes the window between the
+     * worker's last look at the latch and its blocking: the completer's {@code wakeWorker}
+     * takes the lock too, before or after the whole count-check-push.
      */
     public int sleep(int index, long jecSnapshot, BooleanSupplier abort) {
         return sleep(index, jecSnapshot, abort, false, 0L, false);
@@ -440,11 +441,12 @@ public final class Sleep extends SleepCtl {
     /**
      * {@code takesHandOff}: an idle worker's sleep, not one inside a join (see the hand-off).
      *
-     * <p>Errors (a StackOverflowError in a deep join, an OutOfMemoryError): every call that may
-     * fail comes before the count (the abort check, the clock, the CAS itself, which fails only
-     * before it acts); once counted, the worker pushes itself with plain stores, no call in
-     * between, so no Error leaves a count without its stack entry. An Error at the unlock or
-     * while parked takes the worker off the stack again ({@link #leaveOnError}).
+     * <p>Errors (a StackOverflowError in a deep join, an OutOfMemoryError): the calls that may
+     * fail come before the count (the clock, the CAS itself, which fails only before it acts),
+     * except the abort check, whose Error is undone by uncounting; once the check passed, the
+     * worker pushes itself with plain stores, no call in between, so no Error leaves a count
+     * without its stack entry. An Error at the unlock or while parked takes the worker off the
+     * stack again ({@link #leaveOnError}).
      */
     private int sleep(int index, long jecSnapshot, BooleanSupplier abort, boolean interruptible,
                       long nanos, boolean takesHandOff) {
@@ -454,14 +456,25 @@ public final class Sleep extends SleepCtl {
         boolean counted = false;
         acquire();
         try {
-            if (!abort.getAsBoolean()) {
-                long c = lvCtl();
-                // A moved JEC: a job was posted after we announced, so search again.
-                while ((c >>> JEC_SHIFT) == jecSnapshot && !casCtl(c, c + ONE_SLEEPING)) {
-                    c = lvCtl();
+            long c = lvCtl();
+            // A moved JEC: a job was posted after we announced, so search again.
+            while ((c >>> JEC_SHIFT) == jecSnapshot && !casCtl(c, c + ONE_SLEEPING)) {
+                c = lvCtl();
+            }
+            if ((c >>> JEC_SHIFT) == jecSnapshot) {
+                // Counted. The abort check is the one call before the push; an Error in it is
+                // undone by the same kind of call, from this frame, as the CAS just made.
+                boolean backOut;
+                try {
+                    backOut = abort.getAsBoolean();
+                } catch (RuntimeException | Error e) {
+                    CTL.getAndAdd(this, -ONE_SLEEPING);
+                    throw e;
                 }
-                if ((c >>> JEC_SHIFT) == jecSnapshot) {
-                    // Counted: from here to the flag, plain stores only.
+                if (backOut) {
+                    CTL.getAndAdd(this, -ONE_SLEEPING);
+                } else {
+                    // From here to the flag, plain stores only.
                     r.thread = self;
                     r.takesHandOff = takesHandOff;
                     r.parks++;
@@ -475,7 +488,7 @@ public final class Sleep extends SleepCtl {
                 }
             }
         } catch (RuntimeException | Error e) {
-            lock.unlock(); // nothing was counted: every call comes before the count
+            lock.unlock(); // nothing is counted: the abort check's failure was undone
             throw e;
         }
         try {
@@ -834,8 +847,14 @@ public final class Sleep extends SleepCtl {
      * index is on the stack (once), and {@link #allAsleep} agrees with the stack.
      */
     String inconsistency() {
-        if (!lock.tryLock()) {
-            return "lock held";
+        try {
+            // A hang detector, not a timing: in a live pool other threads take the lock briefly.
+            if (!lock.tryLock(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                return "lock held";
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
         }
         try {
             if (lock.getHoldCount() != 1) {
