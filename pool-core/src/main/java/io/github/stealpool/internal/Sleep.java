@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * Puts idle workers to sleep and wakes them when work arrives: no lost wake-ups, at most one
@@ -29,6 +30,15 @@ import java.util.function.BooleanSupplier;
  * record. A worker is counted as sleeping and pushed on the stack in one critical section, and
  * popped and uncounted in another, so whoever holds the lock sees the count and the stack agree.
  *
+ * <p>Errors: a sleep may be entered at any stack depth (a join waits in it), so a
+ * StackOverflowError, or an OutOfMemoryError, may strike any call. The sleeper makes every call
+ * that may fail before it counts itself, except its abort check, whose Error it undoes by
+ * uncounting itself; it pushes itself after the check with plain stores, no call between; one
+ * taking itself off uncounts itself with its last call. An Error at its unlock or while parked takes it off the stack again, unless a
+ * waker was first (then it returns that wake-up, whose duty only its caller can fulfil), and a
+ * lock that throws after it was taken is let go. So the count, the stack and the records agree
+ * whatever fails, and a worker counted asleep is on the stack.
+ *
  * <h2>Falling asleep</h2>
  * A worker that ran out of work searches, counted as searching ({@link #tryStartSearching}, at
  * most half the pool at once, as in tokio: more searchers only collide on the same queues),
@@ -40,8 +50,10 @@ import java.util.function.BooleanSupplier;
  *   <li>searches every queue once more;</li>
  *   <li>{@link #sleep}: under the lock, CASes {@code ctl} from (snapshot, s) to
  *       (snapshot, s + 1), and fails if the JEC moved (a job was posted since step 2: search
- *       again); then pushes itself on the stack, releases the lock and parks until a waker
- *       clears its {@code parked} flag.</li>
+ *       again); uncounts itself and backs out if its abort check then holds (its latch was
+ *       set, or the pool shuts down); else pushes itself on the stack, in the same critical
+ *       section, releases the lock and parks until a waker clears its {@code parked}
+ *       flag.</li>
  * </ol>
  *
  * <h2>Waking</h2>
@@ -58,8 +70,8 @@ import java.util.function.BooleanSupplier;
  * that nobody is searching, so racing posters wake one worker, not one each.
  *
  * <h2>Handing a job to the worker woken for it</h2>
- * A thread outside the pool with a job to post, that finds the pool idle (every worker asleep,
- * nobody searching) and its most recent sleeper an idle worker parked for at least
+ * A thread outside the pool with a job to post, that finds the pool idle (as many sleepers as
+ * its parallelism, nobody searching) and its most recent sleeper an idle worker parked for at least
  * {@link #HAND_OFF_AFTER_NANOS} (not one asleep inside a join, which must look at its latch
  * first when woken: its join may be done, and a handed job would then run on top of it), gives
  * the job to that sleeper instead of queueing it ({@link #tryHandOff}): under the lock it pops
@@ -68,6 +80,11 @@ import java.util.function.BooleanSupplier;
  * that JEC in the sleeper's record and releases it. The sleeper's {@link #sleep} returns
  * {@link #HANDED_OFF}, {@link #takeHandOff} gives it the job, and it stops searching
  * ({@link #stopSearchingAfterHandOff}) before it runs the job.
+ *
+ * <p>Sleeping spare threads count among the sleepers: a pool whose blocked workers' spares
+ * sleep with the other workers is idle, since no thread free to run tasks is awake; so, until
+ * a surplus spare retires, is one with a worker running beside a sleeping spare. Idleness only
+ * decides when a hand-off pays; the proof below never uses it.
  *
  * <p>Why: a worker coming out of a long sleep finds nothing in its caches, and on a virtual
  * machine not even its page mappings, so every queue it reads on its way to the job costs
@@ -100,13 +117,20 @@ import java.util.function.BooleanSupplier;
  *       InjectionQueue, "Tasks left behind a lock").
  *       So W blocks with J unseen only if it was counted before P's read: then c counts it.</li>
  *   <li><b>c counts no searcher and some sleeper:</b> P wakes one. Under the lock it pops a
- *       sleeper, whose search follows the pop, hence P's read. If the stack is empty or somebody
- *       searches by then, the sleepers c counted were popped after P's read (by other wakers,
- *       whose wakees search afterwards, or, woken with a job in hand, after that job), or took themselves off after it (an interrupted
- *       sleeper, which passes a notice on if it sees work queued as it leaves for its
- *       interrupt, or a spare thread whose keep-alive ran out, {@link #sleepAtMost}, which
- *       searches again and runs what it finds), or a searcher started after it: either way a
- *       search follows P's read.</li>
+ *       sleeper, whose search follows the pop, hence P's read. If somebody searches by then,
+ *       the next case covers P, taken from that moment. If the stack is empty by then, every
+ *       sleeper c counted left it after P's read: popped by other wakers (woken to search, or
+ *       with a job in hand: searchers, the next case and the last), woken by name by its
+ *       latch's completer or by {@link #wakeAll}, or off by itself (a joiner interrupted, a
+ *       spare whose keep-alive ran out, a sleeper hit by an Error), or never on it: a joiner
+ *       whose latch was set, or a worker of a pool shutting down, counted and uncounted in one
+ *       critical section by its abort check. None of these need search for P: a worker
+ *       counted asleep after P's read announced after it (the first case: one that announced
+ *       before fails its CAS), so it searched after P's read. So while J waits, nobody sleeps who has
+ *       not searched since P's read, and the workers awake search when done (the fourth
+ *       case). A joiner woken by name still passes a notice on if it sees work queued, to
+ *       start J sooner; the proof does not rely on it, nor on the joiner interrupted, which
+ *       leaves for its interrupt without one.</li>
  *   <li><b>c counts a searcher:</b> P wakes nobody. Consider the first time after P's read that
  *       the number of searchers drops to zero, by worker T's {@link #stopSearching()} (if it
  *       never drops to zero, a searcher that started after P's read exists and searches).
@@ -229,7 +253,7 @@ public final class Sleep extends SleepCtl {
     private final int[] sleepers;
     private int sleeperCount; // guarded by lock
     /**
-     * Whether every one of the pool's {@link #workers} sleeps: the submitter's first look
+     * Whether at least {@link #workers} threads sleep, spares included: the submitter's first look
      * before a hand-off. Written under the lock, and only when it changes, so that submitters
      * to a busy pool read a line nobody writes (see "Handing a job to the worker woken for it").
      */
@@ -237,6 +261,28 @@ public final class Sleep extends SleepCtl {
     /** The pool's parallelism: at most half of it searches at once. */
     private final int workers;
     private final BooleanSupplier mustNotSleep;
+
+    /** The points inside a sleep where a test may make an Error strike ({@link #faultHook}). */
+    enum Fault {
+        /** In the park loop, before each park: as a park, a clock read or a re-lock may fail. */
+        PARK,
+        /** Just before the unlock that ends the sleeper's critical section. */
+        UNLOCK
+    }
+
+    /**
+     * Test hook, null outside tests: run at each {@link Fault} point, so that a test can throw
+     * the Error a stack overflow or an out-of-memory would throw there. Read only by a worker on
+     * its way to a park, never by posters.
+     */
+    volatile Consumer<Fault> faultHook;
+
+    private void mayFail(Fault point) {
+        Consumer<Fault> hook = faultHook;
+        if (hook != null) {
+            hook.accept(point);
+        }
+    }
 
     /**
      * @param workers      number of workers, each identified by an index below this
@@ -360,7 +406,8 @@ public final class Sleep extends SleepCtl {
      * As {@link #sleep(int, long)}, for a worker waiting inside a task for a latch: it backs out
      * if {@code abort} holds once it is counted (its latch was set), and the latch's completer
      * wakes it with {@link #wakeWorker}. The check under the lock closes the window between the
-     * worker's last look at the latch and its blocking.
+     * worker's last look at the latch and its blocking: the completer's {@code wakeWorker}
+     * takes the lock too, before or after the whole count-check-push.
      */
     public int sleep(int index, long jecSnapshot, BooleanSupplier abort) {
         return sleep(index, jecSnapshot, abort, false, 0L, false);
@@ -391,44 +438,114 @@ public final class Sleep extends SleepCtl {
         return sleep(index, jecSnapshot, mustNotSleep, false, nanos, true);
     }
 
-    /** {@code takesHandOff}: an idle worker's sleep, not one inside a join (see the hand-off). */
+    /**
+     * {@code takesHandOff}: an idle worker's sleep, not one inside a join (see the hand-off).
+     *
+     * <p>Errors (a StackOverflowError in a deep join, an OutOfMemoryError): the calls that may
+     * fail come before the count (the clock, the CAS itself, which fails only before it acts),
+     * except the abort check, whose Error is undone by uncounting; once the check passed, the
+     * worker pushes itself with plain stores, no call in between, so no Error leaves a count
+     * without its stack entry. An Error at the unlock or while parked takes the worker off the
+     * stack again ({@link #leaveOnError}).
+     */
     private int sleep(int index, long jecSnapshot, BooleanSupplier abort, boolean interruptible,
                       long nanos, boolean takesHandOff) {
         Record r = records[index];
-        lock.lock();
+        Thread self = Thread.currentThread();
+        long now = System.nanoTime();
+        boolean counted = false;
+        acquire();
         try {
-            for (;;) {
-                long c = lvCtl();
-                if ((c >>> JEC_SHIFT) != jecSnapshot) {
-                    return BACKED_OUT; // a job was posted after we announced: search again
+            long c = lvCtl();
+            // A moved JEC: a job was posted after we announced, so search again.
+            while ((c >>> JEC_SHIFT) == jecSnapshot && !casCtl(c, c + ONE_SLEEPING)) {
+                c = lvCtl();
+            }
+            if ((c >>> JEC_SHIFT) == jecSnapshot) {
+                // Counted. The abort check is the one call before the push; an Error in it is
+                // undone by the same kind of call, from this frame, as the CAS just made.
+                boolean backOut;
+                try {
+                    backOut = abort.getAsBoolean();
+                } catch (RuntimeException | Error e) {
+                    CTL.getAndAdd(this, -ONE_SLEEPING);
+                    throw e;
                 }
-                if (casCtl(c, c + ONE_SLEEPING)) {
-                    break;
+                if (backOut) {
+                    CTL.getAndAdd(this, -ONE_SLEEPING);
+                } else {
+                    // From here to the flag, plain stores only.
+                    r.thread = self;
+                    r.takesHandOff = takesHandOff;
+                    r.parks++;
+                    r.parkStart = now;
+                    sleepers[sleeperCount++] = index;
+                    if (sleeperCount >= workers && !allAsleep.value) {
+                        allAsleep.value = true; // sleepersChanged, written out: no call here
+                    }
+                    r.parked = true;
+                    counted = true;
                 }
             }
-            if (abort.getAsBoolean()) {
-                CTL.getAndAdd(this, -ONE_SLEEPING);
-                return BACKED_OUT;
-            }
-            r.thread = Thread.currentThread();
-            r.takesHandOff = takesHandOff;
-            r.parks++;
-            r.parkStart = System.nanoTime();
-            sleepers[sleeperCount++] = index;
-            sleepersChanged();
-            r.parked = true;
-        } finally {
-            lock.unlock();
+        } catch (RuntimeException | Error e) {
+            lock.unlock(); // nothing is counted: the abort check's failure was undone
+            throw e;
         }
-        return block(index, r, interruptible, nanos);
+        try {
+            mayFail(Fault.UNLOCK);
+            lock.unlock();
+        } catch (RuntimeException | Error e) {
+            // The unlock failed, before it released the lock (then it is still ours) or after.
+            if (lock.isHeldByCurrentThread()) {
+                lock.unlock();
+            }
+            if (!counted) {
+                throw e;
+            }
+            return leaveOnError(index, r, e);
+        }
+        return counted ? block(index, r, interruptible, nanos) : BACKED_OUT;
+    }
+
+    /**
+     * Takes the lock. If an Error comes out after the lock was taken (the JDK's reserved stack
+     * pages let a lock in progress finish and throw the StackOverflowError on return), lets it go
+     * before the Error propagates: a lock left held would stop every sleep and wake-up.
+     */
+    private void acquire() {
+        try {
+            lock.lock();
+        } catch (RuntimeException | Error e) {
+            if (lock.isHeldByCurrentThread()) {
+                lock.unlock();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * A counted sleeper whose sleep failed with {@code e}: as an interrupted sleeper, it takes
+     * itself off the stack and throws {@code e}, unless a waker was first; then it returns how
+     * it was woken and drops {@code e}, since the wake-up carries a duty (a search, a job in
+     * hand) that only the caller can fulfil, and nothing of the sleep is left to undo.
+     */
+    private int leaveOnError(int index, Record r, Throwable e) {
+        if (takeOffStack(index, r)) {
+            if (e instanceof Error) {
+                throw (Error) e;
+            }
+            throw (RuntimeException) e; // only these are caught
+        }
+        return r.wokenAs;
     }
 
     /** Parks while {@code r} is parked; {@code nanos} > 0 bounds the time, 0 means none. */
     private int block(int index, Record r, boolean interruptible, long nanos) {
         boolean interrupted = false;
-        long deadline = nanos > 0L ? System.nanoTime() + nanos : 0L;
         try {
+            long deadline = nanos > 0L ? System.nanoTime() + nanos : 0L;
             while (r.parked) {
+                mayFail(Fault.PARK);
                 if (nanos <= 0L) {
                     LockSupport.park(this);
                 } else {
@@ -452,6 +569,8 @@ public final class Sleep extends SleepCtl {
                 }
             }
             return r.wokenAs;
+        } catch (RuntimeException | Error e) {
+            return leaveOnError(index, r, e); // a counted worker never leaves parked
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -460,18 +579,34 @@ public final class Sleep extends SleepCtl {
     }
 
     /**
-     * The owner of {@code r}, interrupted or out of time: uncounts itself unless a waker was
-     * first. The caller searches again afterwards (the proof's second case).
+     * The owner of {@code r}, interrupted, out of time or hit by an Error: uncounts itself unless
+     * a waker was first. Every call comes before the uncount, which is the last: an Error
+     * leaves the sleeper counted and stacked, as before, or off both.
      */
     private boolean takeOffStack(int index, Record r) {
-        lock.lock();
+        long now = System.nanoTime();
+        acquire();
         try {
             if (!r.parked) {
                 return false; // woken meanwhile: keep what the waker said
             }
-            removeSleeper(index);
             CTL.getAndAdd(this, -ONE_SLEEPING);
-            endPark(r);
+            // Uncounted: off the stack with plain stores only, keeping the others' order.
+            int k = sleeperCount - 1;
+            while (sleepers[k] != index) {
+                k--; // present: its record is parked, and parked records are on the stack
+            }
+            for (; k < sleeperCount - 1; k++) {
+                sleepers[k] = sleepers[k + 1];
+            }
+            sleeperCount--;
+            if (allAsleep.value && sleeperCount < workers) {
+                allAsleep.value = false; // sleepersChanged, written out: no call here
+            }
+            long parked = now - r.parkStart;
+            if (parked > 0L) {
+                r.parkedNanos += parked;
+            }
             r.parked = false;
             return true;
         } finally {
@@ -545,7 +680,7 @@ public final class Sleep extends SleepCtl {
 
     /**
      * Called by a thread outside the pool with {@code job} to post, before it publishes it
-     * anywhere: if every worker sleeps, nobody searches, and the most recent sleeper is an idle
+     * anywhere: if as many workers sleep as the parallelism (spares count), nobody searches, and the most recent sleeper is an idle
      * worker (not one asleep inside a join) parked for {@link #HAND_OFF_AFTER_NANOS} or more,
      * wakes it with the job in hand, counted as searching (see "Handing a job to the worker
      * woken for it"), and returns true; the job is then that worker's. Otherwise returns false
@@ -706,6 +841,47 @@ public final class Sleep extends SleepCtl {
         sleepersChanged();
     }
 
+    /**
+     * For tests: null if the state is consistent, else what is wrong. Consistent: the lock is
+     * free, the sleeping count equals the stack's size, each record is parked exactly while its
+     * index is on the stack (once), and {@link #allAsleep} agrees with the stack.
+     */
+    String inconsistency() {
+        try {
+            // A hang detector, not a timing: in a live pool other threads take the lock briefly.
+            if (!lock.tryLock(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                return "lock held";
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        }
+        try {
+            if (lock.getHoldCount() != 1) {
+                return "lock held by the caller";
+            }
+            if (sleeping(lvCtl()) != sleeperCount) {
+                return "sleeping count " + sleeping(lvCtl()) + " but " + sleeperCount + " stacked";
+            }
+            int[] onStack = new int[records.length];
+            for (int k = 0; k < sleeperCount; k++) {
+                onStack[sleepers[k]]++;
+            }
+            for (int i = 0; i < records.length; i++) {
+                if (onStack[i] > 1 || records[i].parked != (onStack[i] == 1)) {
+                    return "record " + i + (records[i].parked ? " parked" : " not parked")
+                            + ", on the stack " + onStack[i] + " times";
+                }
+            }
+            if (allAsleep.value != (sleeperCount >= workers)) {
+                return "allAsleep " + allAsleep.value + " with " + sleeperCount + " stacked";
+            }
+            return null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     // ------------------------------------------------------------------ statistics
 
     /**
@@ -807,7 +983,7 @@ abstract class AllAsleepField extends AllAsleepPad0 {
 }
 
 /**
- * Whether every worker sleeps (Sleep's {@code allAsleep}), on cache lines of its own: it
+ * Whether as many workers sleep as the parallelism (Sleep's {@code allAsleep}), on cache lines of its own: it
  * changes only when the pool goes idle or wakes, and submitters read it on every submission.
  */
 final class AllAsleep extends AllAsleepField {

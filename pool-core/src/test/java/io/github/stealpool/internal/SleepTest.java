@@ -6,13 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.stealpool.Task;
+import io.github.stealpool.WorkStealingPool;
+import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /** The sleep protocol driven by hand, without a pool around it. */
@@ -421,6 +427,276 @@ class SleepTest {
         assertTrue(received.contains(List.of(0, Sleep.WOKEN_TO_SEARCH, "none")), received.toString());
         for (Thread t : threads) {
             t.join(TimeUnit.SECONDS.toMillis(30));
+        }
+    }
+
+    /**
+     * The hand-off's idle pool counts sleepers against the parallelism, sleeping spares
+     * included (Sleep, "Handing a job to the worker woken for it"): worker 0 awake, worker 1 and
+     * spare 2 asleep is idle enough, and the job goes to the spare on top.
+     */
+    @Test
+    void aSleepingSpareCountsTowardsAnIdlePoolForAHandOff() throws Exception {
+        Sleep sleep = new Sleep(2, 3, () -> false, 0L);
+        List<List<Object>> received = new CopyOnWriteArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 1; i <= 2; i++) {
+            threads.add(startReceiver(sleep, i, received));
+            int asleep = i;
+            await().atMost(HANG).until(() -> sleep.sleepingWorkers() == asleep);
+            sleep.readUnderLock(); // pushed, not only counted
+        }
+        Runnable job = () -> { };
+        assertTrue(sleep.tryHandOff(job), "two sleepers for a parallelism of two, one a spare");
+        await().atMost(HANG).until(() -> received.size() == 1);
+        assertEquals(List.of(2, Sleep.HANDED_OFF, job), received.get(0));
+        assertFalse(sleep.stopSearchingAfterHandOff(2));
+        wakeAllAndJoin(sleep, threads);
+    }
+
+    /**
+     * The proof's second case without a search from the sleeper a post counted on: the post
+     * reads the counters (one sleeper, a joiner, nobody searching), the joiner leaves by itself
+     * (interrupted) before the post's wake-up, which then finds the stack empty. Any worker that
+     * announced before the post's read must back out of its sleep (the post moved the JEC), so
+     * no worker sleeps without a search after the post. The notice the text once claimed from
+     * the interrupted joiner is not needed: this shows the lost wake-up cannot happen.
+     */
+    @Test
+    void aPostWhoseSleeperLeftByItselfLeavesNobodyAsleepUnsearched() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            Sleep sleep = new Sleep(2, () -> false);
+            long otherJec = sleep.announceSleepy(); // worker 1 announced, searched, is about to sleep
+            AtomicInteger how = new AtomicInteger(-1);
+            Thread joiner = new Thread(() -> {
+                int h;
+                while ((h = sleep.sleep(0, sleep.announceSleepy(), () -> false, true)) == Sleep.BACKED_OUT) {
+                    Thread.onSpinWait();
+                }
+                how.set(h);
+            });
+            joiner.start();
+            await().atMost(HANG).pollInterval(Duration.ofMillis(1))
+                    .until(() -> sleep.sleepingWorkers() == 1 && joiner.getState() == Thread.State.WAITING);
+            long postRead = sleep.readUnderLock(); // the post's read: one asleep, nobody searching
+            joiner.interrupt();
+            joiner.join(HANG.toMillis());
+            assertEquals(Sleep.WOKEN, how.get(), "it took itself off");
+            sleep.notifySlow(postRead); // the post goes on: nobody on the stack to wake
+            assertEquals(0, sleep.searchingWorkers());
+            assertEquals(Sleep.BACKED_OUT, sleep.sleep(1, otherJec), "announced before the post: must search again");
+            assertEquals(null, sleep.inconsistency());
+        }
+    }
+
+    // ------------------------------------------------------------------ errors inside a sleep
+
+    /**
+     * The three kinds of sleep a worker takes: idle, inside a join (with an abort check), and a
+     * spare's timed one. Each returns how the sleep ended, or BACKED_OUT.
+     */
+    private interface SleepKind {
+        int sleep(Sleep sleep, int index, long jec);
+    }
+
+    private static final List<SleepKind> KINDS = List.of(
+            (sleep, index, jec) -> sleep.sleep(index, jec),
+            (sleep, index, jec) -> sleep.sleep(index, jec, () -> false, true),
+            (sleep, index, jec) -> sleep.sleepAtMost(index, jec, TimeUnit.DAYS.toNanos(1)));
+
+    /** Throws an injected StackOverflowError at {@code point}, once, on {@code victim}'s thread. */
+    private static Consumer<Sleep.Fault> failOnce(Sleep.Fault point, AtomicReference<Thread> victim,
+                                                  Runnable before) {
+        AtomicBoolean armed = new AtomicBoolean(true);
+        return p -> {
+            if (p == point && Thread.currentThread() == victim.get() && armed.getAndSet(false)) {
+                before.run();
+                throw new StackOverflowError("injected at " + p);
+            }
+        };
+    }
+
+    /**
+     * Runs one sleep of {@code kind} as worker {@code index} on a thread of its own, retrying
+     * while it backs out; returns what it returned, or the Error it threw.
+     */
+    private static Object sleepOnce(Sleep sleep, int index, SleepKind kind, AtomicReference<Thread> victim)
+            throws InterruptedException {
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread t = new Thread(() -> {
+            victim.set(Thread.currentThread());
+            try {
+                int how;
+                while ((how = kind.sleep(sleep, index, sleep.announceSleepy())) == Sleep.BACKED_OUT) {
+                    Thread.onSpinWait();
+                }
+                outcome.set(how);
+            } catch (Throwable e) {
+                outcome.set(e);
+            }
+        }, "victim-" + index);
+        t.start();
+        t.join(HANG.toMillis()); // hang detector
+        assertFalse(t.isAlive(), "the sleep neither failed nor returned");
+        return outcome.get();
+    }
+
+    /** After an Error: consistent state, and a post still wakes a sleeper, of each index. */
+    private static void assertConsistentAndAwake(Sleep sleep, int slots) throws InterruptedException {
+        assertEquals(null, sleep.inconsistency());
+        assertEquals(0, sleep.sleepingWorkers());
+        for (int i = 0; i < slots; i++) {
+            List<Integer> order = new CopyOnWriteArrayList<>();
+            Thread t = startSleeper(sleep, i, order);
+            int index = i;
+            await().atMost(HANG).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+                    .until(() -> sleep.sleepingWorkers() == 1 && t.getState() == Thread.State.WAITING);
+            sleep.notifyNewJob();
+            t.join(HANG.toMillis());
+            assertFalse(t.isAlive(), "a post must wake the sleeper");
+            assertEquals(List.of(index), order);
+            sleep.stopSearching();
+            assertEquals(null, sleep.inconsistency());
+        }
+    }
+
+    /**
+     * An Error in the abort check (a join's latch look, or the pool's shutdown check), which
+     * the code made after counting the worker asleep: the worker must leave nothing counted.
+     */
+    @Test
+    void anErrorInTheAbortCheckLeavesNothingCounted() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            AtomicBoolean fail = new AtomicBoolean(true);
+            Sleep sleep = new Sleep(2, () -> {
+                if (fail.getAndSet(false)) {
+                    throw new StackOverflowError("injected in mustNotSleep");
+                }
+                return false;
+            });
+            assertThrows(StackOverflowError.class, () -> sleep.sleep(0, sleep.announceSleepy()));
+            assertConsistentAndAwake(sleep, 2);
+            assertThrows(OutOfMemoryError.class, () -> sleep.sleep(1, sleep.announceSleepy(), () -> {
+                throw new OutOfMemoryError("injected in a join's abort check");
+            }));
+            assertConsistentAndAwake(sleep, 2);
+        }
+    }
+
+    /** An Error just before the sleeper's unlock: the lock must be free, the sleep undone. */
+    @Test
+    void anErrorAtTheUnlockLeavesTheLockFreeAndNothingCounted() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            for (SleepKind kind : KINDS) {
+                Sleep sleep = new Sleep(2, () -> false);
+                AtomicReference<Thread> victim = new AtomicReference<>();
+                sleep.faultHook = failOnce(Sleep.Fault.UNLOCK, victim, () -> { });
+                Object outcome = sleepOnce(sleep, 0, kind, victim);
+                assertTrue(outcome instanceof StackOverflowError, String.valueOf(outcome));
+                assertConsistentAndAwake(sleep, 2);
+            }
+        }
+    }
+
+    /** An Error while parked (a park, a clock read, a re-lock): the sleeper takes itself off. */
+    @Test
+    void anErrorWhileParkedTakesTheSleeperOffTheStack() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            for (SleepKind kind : KINDS) {
+                Sleep sleep = new Sleep(2, () -> false);
+                AtomicReference<Thread> victim = new AtomicReference<>();
+                sleep.faultHook = failOnce(Sleep.Fault.PARK, victim, () -> { });
+                Object outcome = sleepOnce(sleep, 1, kind, victim);
+                assertTrue(outcome instanceof StackOverflowError, String.valueOf(outcome));
+                assertConsistentAndAwake(sleep, 2);
+            }
+        }
+    }
+
+    /**
+     * An Error while parked, after a waker ended the sleep: the wake-up's duty (search, or run
+     * the job handed over) must reach the caller, not be lost with the Error.
+     */
+    @Test
+    void anErrorAfterAWakeUpGivesTheWakeUpItsDue() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            Sleep sleep = new Sleep(1, 1, () -> false, 0L);
+            AtomicReference<Thread> victim = new AtomicReference<>();
+            sleep.faultHook = failOnce(Sleep.Fault.PARK, victim, sleep::notifyNewJob);
+            assertEquals(Sleep.WOKEN_TO_SEARCH, sleepOnce(sleep, 0, KINDS.get(0), victim));
+            assertEquals(1, sleep.searchingWorkers(), "woken to search: the caller must stop searching");
+            sleep.stopSearching();
+            assertConsistentAndAwake(sleep, 1);
+
+            Runnable job = () -> { };
+            AtomicBoolean handed = new AtomicBoolean();
+            sleep.faultHook = failOnce(Sleep.Fault.PARK, victim, () -> handed.set(sleep.tryHandOff(job)));
+            assertEquals(Sleep.HANDED_OFF, sleepOnce(sleep, 0, KINDS.get(0), victim));
+            assertTrue(handed.get());
+            assertEquals(job, sleep.takeHandOff(0), "the job handed over reaches its worker");
+            sleep.stopSearchingAfterHandOff(0);
+            assertConsistentAndAwake(sleep, 1);
+        }
+    }
+
+    private static Scheduler schedulerOf(WorkStealingPool pool) throws ReflectiveOperationException {
+        Field f = WorkStealingPool.class.getDeclaredField("scheduler");
+        f.setAccessible(true);
+        return (Scheduler) f.get(pool);
+    }
+
+    /**
+     * In a pool: a worker asleep inside a join (its task stolen by a worker that is blocked)
+     * gets a StackOverflowError in its park, as a deep join would. Its task sees the Error; the
+     * pool must stay consistent and keep waking workers for new tasks.
+     */
+    @Test
+    void aJoinWhoseSleepFailsLeavesThePoolRunning() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).daemon(true).build()) {
+                Scheduler s = schedulerOf(pool);
+                AtomicReference<Thread> joiner = new AtomicReference<>();
+                s.sleep.faultHook = failOnce(Sleep.Fault.PARK, joiner, () -> { });
+                CountDownLatch started = new CountDownLatch(1);
+                CountDownLatch release = new CountDownLatch(1);
+                Throwable seen = pool.invoke(new Task<Throwable>() {
+                    @Override
+                    protected Throwable compute() {
+                        Task<Void> inner = Task.adapt(() -> {
+                            started.countDown();
+                            awaitQuietly(release);
+                        });
+                        inner.fork();
+                        awaitQuietly(started); // stolen and running on the other worker
+                        joiner.set(Thread.currentThread());
+                        try {
+                            inner.join();
+                            return null;
+                        } catch (StackOverflowError e) {
+                            return e;
+                        } finally {
+                            joiner.set(null);
+                        }
+                    }
+                });
+                assertTrue(seen instanceof StackOverflowError, String.valueOf(seen));
+                release.countDown();
+                for (int i = 0; i < 10; i++) {
+                    await().atMost(HANG).pollInterval(Duration.ofMillis(1)).until(() -> s.sleepingWorkers() == 2);
+                    assertEquals(null, s.sleep.inconsistency());
+                    CountDownLatch ran = new CountDownLatch(1);
+                    pool.execute(ran::countDown);
+                    assertTrue(ran.await(HANG.toMillis(), TimeUnit.MILLISECONDS), "a task posted to a sleeping pool must run");
+                }
+            }
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
