@@ -402,8 +402,9 @@ public final class Worker implements Runnable {
             }
         }
         if (slept && (!s.injection.isEmpty() || s.queuedTasks() > 0)) {
-            // Woken by our latch's completer, we may have been the sleeper a poster counted on
-            // (Sleep's proof, second case); we are leaving without looking, so pass it on.
+            // Woken by our latch's completer, we may have been the sleeper a poster counted on;
+            // we leave without looking, so pass it on: it starts that job sooner (Sleep's
+            // proof, second case, does not rely on it).
             s.sleep.notifyNewJob();
         }
     }
