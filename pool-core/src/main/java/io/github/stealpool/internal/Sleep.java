@@ -32,12 +32,17 @@ import java.util.function.Consumer;
  *
  * <p>Errors: a sleep may be entered at any stack depth (a join waits in it), so a
  * StackOverflowError, or an OutOfMemoryError, may strike any call. The sleeper makes every call
- * that may fail before it counts itself, except its abort check, whose Error it undoes by
- * uncounting itself; it pushes itself after the check with plain stores, no call between; one
- * taking itself off uncounts itself with its last call. An Error at its unlock or while parked takes it off the stack again, unless a
- * waker was first (then it returns that wake-up, whose duty only its caller can fulfil), and a
- * lock that throws after it was taken is let go. So the count, the stack and the records agree
- * whatever fails, and a worker counted asleep is on the stack.
+ * that may fail before it counts itself, except its abort check, whose failure (any Throwable)
+ * it undoes by uncounting itself; it pushes itself after the check with plain stores, no call
+ * between; one taking itself off uncounts itself with its last call before the unlock. An Error
+ * at its unlock or while parked takes it off the stack again, unless a waker was first (then it
+ * returns that wake-up, whose duty only its caller can fulfil). A lock or unlock that throws
+ * while the lock is held lets it go, having failed before or after releasing it: a retry would
+ * re-enter the lock and keep it. An Error at the unlock after it took itself off is thrown, never
+ * answered with a wake-up: the record marks that no waker ended this sleep, since what an earlier
+ * waker left there would have the caller stop a search nobody counted, or run a job nobody
+ * handed over. So the count, the stack and the records agree whatever fails, and a worker
+ * counted asleep is on the stack.
  *
  * <h2>Falling asleep</h2>
  * A worker that ran out of work searches, counted as searching ({@link #tryStartSearching}, at
@@ -205,6 +210,12 @@ public final class Sleep extends SleepCtl {
     static final long ONE_SEARCHING = 1L << SEARCHING_SHIFT;
     static final int JEC_SHIFT = 32;
     static final long JEC_ONE = 1L << JEC_SHIFT;
+    /**
+     * {@link Record#wokenAs} after the owner took itself off the stack: no waker ended that
+     * sleep. Never returned by {@link #sleep}.
+     */
+    private static final int TOOK_ITSELF_OFF = -1;
+
     /** Low bit of the JEC: some worker announced it is sleepy and no job was posted since. */
     static final long JEC_SLEEPY = JEC_ONE;
 
@@ -222,7 +233,10 @@ public final class Sleep extends SleepCtl {
     private static final class Record {
         /** Set when counted and pushed, cleared by the waker: the owner parks while it is set. */
         volatile boolean parked;
-        /** How the last sleep ended: {@link #WOKEN}, {@link #WOKEN_TO_SEARCH} or {@link #HANDED_OFF}. */
+        /**
+         * How the last sleep ended: {@link #WOKEN}, {@link #WOKEN_TO_SEARCH} or {@link #HANDED_OFF},
+         * set by its waker, or {@link #TOOK_ITSELF_OFF}, set by the owner.
+         */
         int wokenAs;
         /** The job handed to the owner with its wake-up; taken and cleared by the owner. */
         Runnable handOff;
@@ -267,7 +281,9 @@ public final class Sleep extends SleepCtl {
         /** In the park loop, before each park: as a park, a clock read or a re-lock may fail. */
         PARK,
         /** Just before the unlock that ends the sleeper's critical section. */
-        UNLOCK
+        UNLOCK,
+        /** Just before the unlock that ends a sleeper's taking itself off the stack. */
+        TAKE_OFF_UNLOCK
     }
 
     /**
@@ -276,6 +292,14 @@ public final class Sleep extends SleepCtl {
      * its way to a park, never by posters.
      */
     volatile Consumer<Fault> faultHook;
+
+    /**
+     * For tests, from a {@link #faultHook} on the thread that holds the lock: releases it, so
+     * that the Error the hook throws next stands for an unlock that fails after releasing.
+     */
+    void releaseLockForTest() {
+        lock.unlock();
+    }
 
     private void mayFail(Fault point) {
         Consumer<Fault> hook = faultHook;
@@ -446,7 +470,8 @@ public final class Sleep extends SleepCtl {
      * except the abort check, whose Error is undone by uncounting; once the check passed, the
      * worker pushes itself with plain stores, no call in between, so no Error leaves a count
      * without its stack entry. An Error at the unlock or while parked takes the worker off the
-     * stack again ({@link #leaveOnError}).
+     * stack again ({@link #leaveOnError}); one at the unlock after it took itself off, out of
+     * time or interrupted, is thrown ({@link #takeOffStack}).
      */
     private int sleep(int index, long jecSnapshot, BooleanSupplier abort, boolean interruptible,
                       long nanos, boolean takesHandOff) {
@@ -467,7 +492,7 @@ public final class Sleep extends SleepCtl {
                 boolean backOut;
                 try {
                     backOut = abort.getAsBoolean();
-                } catch (RuntimeException | Error e) {
+                } catch (Throwable e) { // whatever it throws: a sneaky checked exception too
                     CTL.getAndAdd(this, -ONE_SLEEPING);
                     throw e;
                 }
@@ -487,7 +512,7 @@ public final class Sleep extends SleepCtl {
                     counted = true;
                 }
             }
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) {
             lock.unlock(); // nothing is counted: the abort check's failure was undone
             throw e;
         }
@@ -527,10 +552,12 @@ public final class Sleep extends SleepCtl {
      * A counted sleeper whose sleep failed with {@code e}: as an interrupted sleeper, it takes
      * itself off the stack and throws {@code e}, unless a waker was first; then it returns how
      * it was woken and drops {@code e}, since the wake-up carries a duty (a search, a job in
-     * hand) that only the caller can fulfil, and nothing of the sleep is left to undo.
+     * hand) that only the caller can fulfil, and nothing of the sleep is left to undo. If it
+     * had taken itself off already (an Error at that unlock), it throws {@code e}: the record
+     * then holds no wake-up of this sleep, only {@link #TOOK_ITSELF_OFF}.
      */
     private int leaveOnError(int index, Record r, Throwable e) {
-        if (takeOffStack(index, r)) {
+        if (takeOffStack(index, r) || r.wokenAs == TOOK_ITSELF_OFF) {
             if (e instanceof Error) {
                 throw (Error) e;
             }
@@ -580,38 +607,56 @@ public final class Sleep extends SleepCtl {
 
     /**
      * The owner of {@code r}, interrupted, out of time or hit by an Error: uncounts itself unless
-     * a waker was first. Every call comes before the uncount, which is the last: an Error
-     * leaves the sleeper counted and stacked, as before, or off both.
+     * a waker was first. Every call comes before the uncount, which is the last before the
+     * unlock: an Error leaves the sleeper counted and stacked, as before, or off both. An Error
+     * at the unlock, before or after it released the lock, lets the lock go; it is thrown if the
+     * owner took itself off (marked {@link #TOOK_ITSELF_OFF}, so that {@link #leaveOnError}
+     * throws it too rather than return the previous sleep's wake-up), and dropped if a waker was
+     * first, as {@link #leaveOnError} drops one: its caller returns the wake-up.
      */
     private boolean takeOffStack(int index, Record r) {
         long now = System.nanoTime();
         acquire();
+        boolean tookOff = false;
         try {
-            if (!r.parked) {
-                return false; // woken meanwhile: keep what the waker said
-            }
-            CTL.getAndAdd(this, -ONE_SLEEPING);
-            // Uncounted: off the stack with plain stores only, keeping the others' order.
-            int k = sleeperCount - 1;
-            while (sleepers[k] != index) {
-                k--; // present: its record is parked, and parked records are on the stack
-            }
-            for (; k < sleeperCount - 1; k++) {
-                sleepers[k] = sleepers[k + 1];
-            }
-            sleeperCount--;
-            if (allAsleep.value && sleeperCount < workers) {
-                allAsleep.value = false; // sleepersChanged, written out: no call here
-            }
-            long parked = now - r.parkStart;
-            if (parked > 0L) {
-                r.parkedNanos += parked;
-            }
-            r.parked = false;
-            return true;
-        } finally {
-            lock.unlock();
+            if (r.parked) {
+                CTL.getAndAdd(this, -ONE_SLEEPING);
+                // Uncounted: off the stack with plain stores only, keeping the others' order.
+                int k = sleeperCount - 1;
+                while (sleepers[k] != index) {
+                    k--; // present: its record is parked, and parked records are on the stack
+                }
+                for (; k < sleeperCount - 1; k++) {
+                    sleepers[k] = sleepers[k + 1];
+                }
+                sleeperCount--;
+                if (allAsleep.value && sleeperCount < workers) {
+                    allAsleep.value = false; // sleepersChanged, written out: no call here
+                }
+                long parked = now - r.parkStart;
+                if (parked > 0L) {
+                    r.parkedNanos += parked;
+                }
+                r.wokenAs = TOOK_ITSELF_OFF;
+                r.parked = false;
+                tookOff = true;
+            } // else woken meanwhile: keep what the waker said
+        } catch (Throwable e) {
+            lock.unlock(); // the uncount, the first act, fails only before it acts: nothing done
+            throw e;
         }
+        try {
+            mayFail(Fault.TAKE_OFF_UNLOCK);
+            lock.unlock();
+        } catch (RuntimeException | Error e) {
+            if (lock.isHeldByCurrentThread()) {
+                lock.unlock(); // it failed before releasing: a retry would re-enter and keep it
+            }
+            if (tookOff) {
+                throw e;
+            }
+        }
+        return tookOff;
     }
 
     // ------------------------------------------------------------------ waking
@@ -863,8 +908,14 @@ public final class Sleep extends SleepCtl {
             if (sleeping(lvCtl()) != sleeperCount) {
                 return "sleeping count " + sleeping(lvCtl()) + " but " + sleeperCount + " stacked";
             }
+            if (sleeperCount < 0 || sleeperCount > sleepers.length) {
+                return "stack size " + sleeperCount + " out of 0.." + sleepers.length;
+            }
             int[] onStack = new int[records.length];
             for (int k = 0; k < sleeperCount; k++) {
+                if (sleepers[k] < 0 || sleepers[k] >= records.length) {
+                    return "stack entry " + k + " is " + sleepers[k] + ", not a worker index";
+                }
                 onStack[sleepers[k]]++;
             }
             for (int i = 0; i < records.length; i++) {

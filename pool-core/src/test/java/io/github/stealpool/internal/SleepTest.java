@@ -639,6 +639,105 @@ class SleepTest {
         }
     }
 
+    /**
+     * Runs one sleep of {@code kind} as worker {@code index} on a thread of its own; once it is
+     * parked, hands its thread to {@code whileAsleep} (a wake-up, an interrupt), unless that is
+     * null. Returns what the sleep returned, or the Error it threw.
+     */
+    private static Object sleepOnceThen(Sleep sleep, int index, SleepKind kind, AtomicReference<Thread> victim,
+                                        Consumer<Thread> whileAsleep) throws InterruptedException {
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread t = new Thread(() -> {
+            victim.set(Thread.currentThread());
+            try {
+                int how;
+                while ((how = kind.sleep(sleep, index, sleep.announceSleepy())) == Sleep.BACKED_OUT) {
+                    Thread.onSpinWait();
+                }
+                outcome.set(how);
+            } catch (Throwable e) {
+                outcome.set(e);
+            }
+        }, "victim-" + index);
+        t.start();
+        if (whileAsleep != null) {
+            await().atMost(HANG).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+                    .until(() -> sleep.sleepingWorkers() == 1 && t.getState() == Thread.State.WAITING);
+            whileAsleep.accept(t);
+        }
+        t.join(HANG.toMillis()); // hang detector
+        assertFalse(t.isAlive(), "the sleep neither failed nor returned");
+        return outcome.get();
+    }
+
+    /**
+     * An Error at the unlock of a sleeper that took itself off the stack (out of time, or
+     * interrupted), the unlock failing before or after it released the lock: the sleeper
+     * must throw the Error, and leave the lock free. Its previous sleep ended with a wake-up
+     * (to search, or with a job in hand), whose leftover must not be returned for this one:
+     * its caller would stop a search nobody counted, or run a job nobody handed over.
+     */
+    @Test
+    void anErrorAtTheUnlockAfterTakingItselfOffIsThrownAndFreesTheLock() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            for (boolean handOff : new boolean[] {false, true}) {
+                for (boolean interrupted : new boolean[] {false, true}) {
+                    for (boolean released : new boolean[] {false, true}) {
+                        String what = (handOff ? "after a hand-off, " : "after a wake-up, ")
+                                + (interrupted ? "interrupted, " : "timed out, ")
+                                + (released ? "unlock failing after the release" : "unlock failing before it");
+                        Sleep sleep = new Sleep(1, 1, () -> false, 0L);
+                        AtomicReference<Thread> victim = new AtomicReference<>();
+                        Runnable job = () -> { };
+                        Object first = sleepOnceThen(sleep, 0, KINDS.get(0), victim,
+                                t -> assertEquals(handOff, handOff ? sleep.tryHandOff(job) : doPost(sleep)));
+                        if (handOff) {
+                            assertEquals(Sleep.HANDED_OFF, first, what);
+                            assertEquals(job, sleep.takeHandOff(0));
+                            sleep.stopSearchingAfterHandOff(0);
+                        } else {
+                            assertEquals(Sleep.WOKEN_TO_SEARCH, first, what);
+                            sleep.stopSearching();
+                        }
+                        sleep.faultHook = failOnce(Sleep.Fault.TAKE_OFF_UNLOCK, victim,
+                                released ? sleep::releaseLockForTest : () -> { });
+                        Object second = interrupted
+                                ? sleepOnceThen(sleep, 0, KINDS.get(1), victim, Thread::interrupt)
+                                : sleepOnceThen(sleep, 0, (s, i, jec) -> s.sleepAtMost(i, jec, 1_000_000L), victim, null);
+                        sleep.faultHook = null;
+                        assertTrue(second instanceof StackOverflowError, what + ": " + second);
+                        assertEquals(0, sleep.searchingWorkers(), what);
+                        assertConsistentAndAwake(sleep, 1);
+                    }
+                }
+            }
+        }
+    }
+
+    /** A post that wakes the one sleeper; returns false, as a failed hand-off would. */
+    private static boolean doPost(Sleep sleep) {
+        sleep.notifyNewJob();
+        return false;
+    }
+
+    /**
+     * An Error at the sleeper's own unlock after the lock was released: the sleep is undone
+     * and the Error thrown, as when it fails before the release.
+     */
+    @Test
+    void anErrorAfterTheUnlockReleasedLeavesNothingCounted() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            for (SleepKind kind : KINDS) {
+                Sleep sleep = new Sleep(2, () -> false);
+                AtomicReference<Thread> victim = new AtomicReference<>();
+                sleep.faultHook = failOnce(Sleep.Fault.UNLOCK, victim, sleep::releaseLockForTest);
+                Object outcome = sleepOnce(sleep, 0, kind, victim);
+                assertTrue(outcome instanceof StackOverflowError, String.valueOf(outcome));
+                assertConsistentAndAwake(sleep, 2);
+            }
+        }
+    }
+
     private static Scheduler schedulerOf(WorkStealingPool pool) throws ReflectiveOperationException {
         Field f = WorkStealingPool.class.getDeclaredField("scheduler");
         f.setAccessible(true);
