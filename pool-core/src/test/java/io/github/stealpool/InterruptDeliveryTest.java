@@ -196,4 +196,58 @@ class InterruptDeliveryTest {
             assertTrue(two.awaitTermination(HANG, TimeUnit.SECONDS));
         }
     }
+
+    @Test
+    void withTaskTimingOnTheCancellationStillReachesTheOuterTask() throws Exception {
+        // Submissions this slow are all timed: both tasks run inside their timed wrappers.
+        java.util.concurrent.atomic.AtomicInteger timed = new java.util.concurrent.atomic.AtomicInteger();
+        pool.addTaskTimingListener((queued, ran) -> timed.incrementAndGet());
+        Nesting n = new Nesting();
+        assertTrue(n.outer.cancel(true));
+        n.releaseNested.set(true);
+        assertTrue(n.outerInterrupted.await(HANG, TimeUnit.SECONDS),
+                "the outer task never saw its cancellation's interrupt");
+        assertTrue(n.outerDone.await(HANG, TimeUnit.SECONDS));
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(HANG))
+                .until(() -> timed.get() >= 1); // the wrappers were there
+    }
+
+    @Test
+    void aStopReachesATaskWhoseNestedTaskRunsTwoDeep() throws Exception {
+        // outer waits for middle, which waits for inner: both run on the outer task's stack.
+        CountDownLatch innerStarted = new CountDownLatch(1);
+        AtomicBoolean releaseInner = new AtomicBoolean();
+        AtomicBoolean middleInterrupted = new AtomicBoolean();
+        CountDownLatch outerInterrupted = new CountDownLatch(1);
+        pool.submit(() -> {
+            Future<?> middle = pool.submit(() -> {
+                Future<?> inner = pool.submit(() -> {
+                    innerStarted.countDown();
+                    spinUntil(releaseInner);
+                });
+                try {
+                    inner.get();
+                } catch (Exception e) {
+                    Thread.currentThread().interrupt();
+                }
+                middleInterrupted.set(Thread.currentThread().isInterrupted());
+            });
+            try {
+                middle.get();
+            } catch (Exception e) {
+                Thread.currentThread().interrupt();
+            }
+            while (!Thread.currentThread().isInterrupted() && !giveUp.get()) {
+                Thread.onSpinWait();
+            }
+            if (Thread.currentThread().isInterrupted()) {
+                outerInterrupted.countDown();
+            }
+        });
+        assertTrue(innerStarted.await(HANG, TimeUnit.SECONDS));
+        pool.shutdownNow();
+        releaseInner.set(true);
+        assertTrue(outerInterrupted.await(HANG, TimeUnit.SECONDS), "the outer task never saw the stop");
+        assertTrue(middleInterrupted.get(), "the middle task never saw the stop");
+    }
 }
