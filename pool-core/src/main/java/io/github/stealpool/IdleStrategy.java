@@ -13,7 +13,7 @@ package io.github.stealpool;
  *       core goes to any thread that wants it, and the worker comes back when the OS scheduler
  *       lets it.</li>
  *   <li><b>Park:</b> the worker sleeps until new work wakes it, using no CPU at all. No task
- *       posted while it falls asleep is missed (see the README, "How it works").</li>
+ *       posted while it falls asleep is missed (see docs/design.md).</li>
  * </ol>
  * Idle workers spin and yield only while they are <em>searching</em>, at most half the pool at
  * a time; the others park at once. A worker waiting inside a task for a join spins and yields

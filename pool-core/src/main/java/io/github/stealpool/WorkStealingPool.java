@@ -1141,7 +1141,7 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * <p>While no listener is registered a submission costs one volatile read more. With one, a
      * submission counts down a counter of its submitting thread's (no clock read, no write to a
      * line other threads use), and about one task per 50 microseconds of submitting is timed;
-     * the README ("Task timings") has the measured cost. Tasks already submitted when a listener
+     * docs/lab/timing-cost.md has the measured cost. Tasks already submitted when a listener
      * is added or removed are timed for the listeners there were at their submission.
      *
      * @param listener told of every timed task; a listener added twice hears each task twice

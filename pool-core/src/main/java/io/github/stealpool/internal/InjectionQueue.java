@@ -41,7 +41,7 @@ import org.jctools.queues.varhandle.MpscUnboundedVarHandleArrayQueue;
  * overflow queue behind it, two threads submitting a million tiny tasks on two cores ran at
  * 0.6-1.0x {@code ForkJoinPool} (producers outran the workers, so the bounded queue sat full and
  * every offer and poll contended on one index). The striped MPSC queues with batch transfer ran
- * at 1.8-2.3x {@code ForkJoinPool} on the same test (see the README for the command).
+ * at 1.8-2.3x {@code ForkJoinPool} on the same test (see docs/design.md, "Injection queue").
  *
  * <h2>Invariants</h2>
  * <ul>

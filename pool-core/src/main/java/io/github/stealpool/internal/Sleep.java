@@ -94,7 +94,7 @@ import java.util.function.Consumer;
  * <p>Why: a worker coming out of a long sleep finds nothing in its caches, and on a virtual
  * machine not even its page mappings, so every queue it reads on its way to the job costs
  * microseconds; woken with the job in hand it reads none. On 2 cores, after 2 ms idle, our
- * wake-up went from 1.43-1.57x {@code ForkJoinPool}'s to 1.10-1.14x (see the README). Why only
+ * wake-up went from 1.43-1.57x {@code ForkJoinPool}'s to 1.10-1.14x (see docs/lab/wake-ups.md). Why only
  * into an idle pool, after a long sleep: with hand-offs into any idle moment, one submitter
  * feeding 8 workers on 2 cores (the pool drains and falls asleep between its tasks, 20 to 66
  * times per 100,000) ran 15% slower; bounded so, it hands off about once per burst, and ran as

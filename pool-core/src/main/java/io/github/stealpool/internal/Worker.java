@@ -494,8 +494,8 @@ public final class Worker implements Runnable {
      * only by on-stack replacement, after about 60,000 turns for C1 and some 40,000 more for C2
      * (tiered defaults), so a body written inline here runs in the interpreter on every task and
      * every wake-up for a long time. A method called once per turn is queued for C1 after about
-     * 200-256 calls (Tier3InvocationThreshold) and for C2 after about 5,000. The README's
-     * "The worker's loop ran in the interpreter" gives what this costs.
+     * 200-256 calls (Tier3InvocationThreshold) and for C2 after about 5,000. docs/lab/wake-ups.md
+     * ("The worker's loop ran in the interpreter") gives what this costs.
      */
     private void runLoop() {
         while (runNext()) {

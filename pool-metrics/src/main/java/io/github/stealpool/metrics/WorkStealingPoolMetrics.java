@@ -159,7 +159,7 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
      * How many tasks {@link #timed(MeterRegistry, WorkStealingPool, String, String...)} times:
      * one in this many. A compromise: a pool running a hundred tasks a second still gives its
      * timers a few hundred samples a minute, and a timed sample (about 100 ns: three clock
-     * reads, an object, two timer records) is spread over 16 tasks. The README ("Task timings")
+     * reads, an object, two timer records) is spread over 16 tasks. docs/lab/timing-cost.md
      * has what it costs.
      */
     public static final int DEFAULT_SAMPLE_EVERY = 16;
@@ -250,7 +250,7 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
      * over time: about one task per 50 microseconds per submitting thread, every task when they
      * come slower ({@link TaskTimingListener}). A timer's count is the number of tasks timed;
      * count tasks with {@code executor.completed}. It costs under 1% on tasks of a microsecond
-     * and on fork/join work; on tasks of a few tens of nanoseconds the README ("Task timings")
+     * and on fork/join work; on tasks of a few tens of nanoseconds docs/lab/timing-cost.md
      * has the figures, well below {@link #timed}'s. The pool's other meters come from
      * {@link #monitor}. The timers
      * are removed, and the pool stops timing for them, when it terminates. Calling this again
