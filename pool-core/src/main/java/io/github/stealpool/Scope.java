@@ -57,6 +57,20 @@ public final class Scope {
         }
     }
 
+    // --- accessors: access mode in the name, raw VarHandle calls only here ---
+
+    private boolean casPending(int expect, int update) {
+        return PENDING.compareAndSet(this, expect, update);
+    }
+
+    private int getAndAddPending(int delta) {
+        return (int) PENDING.getAndAdd(this, delta);
+    }
+
+    private boolean casFailure(Failures.Thrown expect, Failures.Thrown update) {
+        return FAILURE.compareAndSet(this, expect, update);
+    }
+
     private final Scheduler scheduler;
     private final Signal done = new Signal();
     /** The body (until it returns) plus every spawned task not yet finished; 0 = closed. */
@@ -131,7 +145,7 @@ public final class Scope {
                 throw new IllegalStateException("spawn() on a finished scope: spawn from the scope's "
                         + "body or from its tasks");
             }
-            if (PENDING.compareAndSet(this, p, p + 1)) {
+            if (casPending(p, p + 1)) {
                 break;
             }
         }
@@ -218,10 +232,10 @@ public final class Scope {
     }
 
     void finished(Throwable f) {
-        if (f != null && !FAILURE.compareAndSet(this, null, new Failures.Thrown(f))) {
+        if (f != null && !casFailure(null, new Failures.Thrown(f))) {
             Failures.combine(failure.failure, f);
         }
-        if ((int) PENDING.getAndAdd(this, -1) == 1) {
+        if (getAndAddPending(-1) == 1) {
             done.set();
         }
     }

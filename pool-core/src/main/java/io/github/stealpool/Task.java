@@ -116,6 +116,24 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
         }
     }
 
+    // --- accessors: access mode in the name, raw VarHandle calls only here ---
+
+    private int laClaimed() {
+        return (int) CLAIMED.getAcquire(this);
+    }
+
+    private void soClaimed(int v) {
+        CLAIMED.setRelease(this, v);
+    }
+
+    private void svClaimed(int v) {
+        CLAIMED.setVolatile(this, v);
+    }
+
+    private boolean casClaimed(int expect, int update) {
+        return CLAIMED.compareAndSet(this, expect, update);
+    }
+
     /**
      * {@link #OWED} once the task was forked, submitted or invoked (something will run it),
      * {@link #RAN} once its run started; {@link #FREE} before, and again after a
@@ -159,7 +177,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
             if (claimed == OWED) {
                 // The queued entry of a task cancelled or completed early: now spent. Released,
                 // for a reinitialize in another thread (off the hot path: such tasks are rare).
-                CLAIMED.setRelease(this, RAN);
+                soClaimed(RAN);
             }
             return;
         }
@@ -202,7 +220,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
 
     /** Claims the task's one run for a submission (atomically); false if already claimed. */
     final boolean claim() {
-        return CLAIMED.compareAndSet(this, FREE, OWED);
+        return casClaimed(FREE, OWED);
     }
 
     /** Claims the task's one run on the hot paths (see {@link #claimed}); false if claimed. */
@@ -216,7 +234,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
 
     /** Gives back a claim whose submission was rejected: nothing will run the task. */
     final void unclaim() {
-        CLAIMED.setVolatile(this, FREE);
+        svClaimed(FREE);
     }
 
     /**
@@ -776,7 +794,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      */
     public final void reinitialize() {
         boolean done = LatchAccess.isSet(this); // first: its volatile read orders a RAN before it
-        int c = (int) CLAIMED.getAcquire(this);
+        int c = laClaimed();
         if (!done) {
             if (c != FREE) {
                 throw new IllegalStateException("reinitialize() on a task that is forked, submitted "

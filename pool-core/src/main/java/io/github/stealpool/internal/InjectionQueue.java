@@ -145,23 +145,37 @@ public final class InjectionQueue {
         /** Scratch for one batch; used only by the lock holder, emptied before unlock. */
         final Runnable[] batch = new Runnable[BATCH];
 
+        // --- accessors: access mode in the name, raw VarHandle calls (LOCK, above) only here ---
+
+        private int lvLock() {
+            return (int) LOCK.getVolatile(this);
+        }
+
+        private boolean casLock(int expect, int update) {
+            return LOCK.compareAndSet(this, expect, update);
+        }
+
+        private void svLock(int v) {
+            LOCK.setVolatile(this, v);
+        }
+
         /**
          * Whether another thread drains this stripe now: a search skips it without reading the
          * queue's indexes, the lines its producers write on every offer (see "Searches").
          * Volatile, like the failed CAS it stands for: see "Tasks left behind a lock".
          */
         boolean isHeld() {
-            return (int) LOCK.getVolatile(this) != 0;
+            return lvLock() != 0;
         }
 
         boolean tryLock() {
             // A strong CAS: a spurious failure (weakCompareAndSet) would make a searcher skip a
             // stripe nobody holds, and sleep with no holder to give notice.
-            return LOCK.compareAndSet(this, 0, 1);
+            return casLock(0, 1);
         }
 
         void unlock() {
-            LOCK.setVolatile(this, 0); // sequentially consistent: see "Tasks left behind a lock"
+            svLock(0); // sequentially consistent: see "Tasks left behind a lock"
         }
 
         /**

@@ -128,6 +128,43 @@ public abstract class Latch {
             }
         }
 
+        // --- accessors: access mode in the name, raw VarHandle calls only here ---
+
+        /** Before the push: the push's CAS publishes it. */
+        private void spNext(Waiter n) {
+            NEXT.set(this, n);
+        }
+
+        /** The completer's walk: any value is safe to follow (class comment). */
+        private Waiter lpNext() {
+            return (Waiter) NEXT.get(this);
+        }
+
+        /** A sweep: one side of the unlink Dekker pair (class comment). */
+        private Waiter lvNext() {
+            return (Waiter) NEXT.getVolatile(this);
+        }
+
+        /** A sweep's unlink: one side of the unlink Dekker pair (class comment). */
+        private void svNext(Waiter n) {
+            NEXT.setVolatile(this, n);
+        }
+
+        /** The waiter gives up: the other side of the unlink Dekker pair (class comment). */
+        private void svGone() {
+            GONE.setVolatile(this, true);
+        }
+
+        /** A sweep: the unlink Dekker pair (class comment). */
+        private boolean lvGone() {
+            return (boolean) GONE.getVolatile(this);
+        }
+
+        /** The completer: a stale false costs a spurious wake-up only (class comment). */
+        private boolean lpGone() {
+            return (boolean) GONE.get(this);
+        }
+
         Waiter(Thread thread, Worker worker) {
             this(thread, worker, null);
         }
@@ -137,41 +174,6 @@ public abstract class Latch {
             this.worker = worker;
             this.quietIn = quietIn;
             this.counted = quietIn != null ? new AtomicInteger(COUNTED) : null;
-        }
-
-        /** Before the push: the push's CAS publishes it. */
-        void setNextPlain(Waiter n) {
-            NEXT.set(this, n);
-        }
-
-        /** The completer's walk: any value is safe to follow (class comment). */
-        Waiter nextPlain() {
-            return (Waiter) NEXT.get(this);
-        }
-
-        /** A sweep: one side of the unlink Dekker pair (class comment). */
-        Waiter nextVolatile() {
-            return (Waiter) NEXT.getVolatile(this);
-        }
-
-        /** A sweep's unlink: one side of the unlink Dekker pair (class comment). */
-        void setNextVolatile(Waiter n) {
-            NEXT.setVolatile(this, n);
-        }
-
-        /** The waiter gives up: the other side of the unlink Dekker pair (class comment). */
-        void markGoneVolatile() {
-            GONE.setVolatile(this, true);
-        }
-
-        /** A sweep: the unlink Dekker pair (class comment). */
-        boolean isGoneVolatile() {
-            return (boolean) GONE.getVolatile(this);
-        }
-
-        /** The completer: a stale false costs a spurious wake-up only (class comment). */
-        boolean isGonePlain() {
-            return (boolean) GONE.get(this);
         }
 
         void wake() {
@@ -226,6 +228,24 @@ public abstract class Latch {
     private volatile Object outcome;
     private volatile Waiter waiters;
 
+    // --- accessors: access mode in the name, raw VarHandle calls only here ---
+
+    private boolean casOutcome(Object expect, Object update) {
+        return OUTCOME.compareAndSet(this, expect, update);
+    }
+
+    private void svOutcome(Object v) {
+        OUTCOME.setVolatile(this, v);
+    }
+
+    private boolean casWaiters(Waiter expect, Waiter update) {
+        return WAITERS.compareAndSet(this, expect, update);
+    }
+
+    private void svWaiters(Waiter v) {
+        WAITERS.setVolatile(this, v);
+    }
+
     protected Latch() {
     }
 
@@ -276,7 +296,7 @@ public abstract class Latch {
     }
 
     private boolean trySet(Object value) {
-        if (!OUTCOME.compareAndSet(this, null, value)) {
+        if (!casOutcome(null, value)) {
             return false;
         }
         // Most latches are never waited on: skip the second atomic then. A volatile read after
@@ -291,9 +311,9 @@ public abstract class Latch {
         // by identity: a new run that set the same object (NIL for null) is set too, so closing
         // its stack is right.
         for (Waiter h; (h = waiters) != null && h != CLOSED && outcome == value; ) {
-            if (WAITERS.compareAndSet(this, h, CLOSED)) {
-                for (Waiter w = h; w != null; w = w.nextPlain()) {
-                    if (!w.isGonePlain()) { // a waiter that left wants no wake-up
+            if (casWaiters(h, CLOSED)) {
+                for (Waiter w = h; w != null; w = w.lpNext()) {
+                    if (!w.lpGone()) { // a waiter that left wants no wake-up
                         w.wake();
                     }
                 }
@@ -319,8 +339,8 @@ public abstract class Latch {
             if (head == CLOSED) {
                 return false;
             }
-            w.setNextPlain(head);
-            if (WAITERS.compareAndSet(this, head, w)) {
+            w.spNext(head);
+            if (casWaiters(head, w)) {
                 return true; // the caller re-reads isSet() before it blocks
             }
         }
@@ -334,7 +354,7 @@ public abstract class Latch {
      * wait for this latch through {@code node} again.
      */
     final void removeWaiter(Waiter node) {
-        node.markGoneVolatile();
+        node.svGone();
         retry:
         for (;;) {
             Waiter q = waiters;
@@ -343,15 +363,15 @@ public abstract class Latch {
             }
             Waiter pred = null;
             while (q != null) {
-                Waiter s = q.nextVolatile();
-                if (!q.isGoneVolatile()) {
+                Waiter s = q.lvNext();
+                if (!q.lvGone()) {
                     pred = q;
                 } else if (pred != null) {
-                    pred.setNextVolatile(s);
-                    if (pred.isGoneVolatile()) {
+                    pred.svNext(s);
+                    if (pred.lvGone()) {
                         continue retry; // pred unlinked meanwhile: this write may not count
                     }
-                } else if (!WAITERS.compareAndSet(this, q, s)) {
+                } else if (!casWaiters(q, s)) {
                     continue retry; // a push, another sweep or the completer moved the head
                 }
                 q = s;
@@ -474,7 +494,7 @@ public abstract class Latch {
     /** For tests: the nodes still linked on the waiter stack (0 once set). */
     final int waiterCount() {
         int n = 0;
-        for (Waiter w = waiters; w != null && w != CLOSED; w = w.nextVolatile()) {
+        for (Waiter w = waiters; w != null && w != CLOSED; w = w.lvNext()) {
             n++;
         }
         return n;
@@ -499,7 +519,7 @@ public abstract class Latch {
      * submission's release publishes both writes to its runner.
      */
     final void reset() {
-        WAITERS.setVolatile(this, null);
-        OUTCOME.setVolatile(this, null);
+        svWaiters(null);
+        svOutcome(null);
     }
 }

@@ -78,6 +78,20 @@ public abstract class RangeLoop {
         }
     }
 
+    // --- accessors: access mode in the name, raw VarHandle calls only here ---
+
+    private boolean casFailure(Failures.Thrown expect, Failures.Thrown update) {
+        return FAILURE.compareAndSet(this, expect, update);
+    }
+
+    private void getAndAddIdle(int delta) {
+        IDLE.getAndAdd(this, delta);
+    }
+
+    private boolean casIdle(int expect, int update) {
+        return IDLE.compareAndSet(this, expect, update);
+    }
+
     /** Recorded when a failure could not be (no memory to record it): see {@link #fail}. */
     private static final Failures.Thrown UNRECORDED = new Failures.Thrown(
             new OutOfMemoryError("a range loop failed, and there was no memory to record how"));
@@ -205,7 +219,7 @@ public abstract class RangeLoop {
                 drain(r, w, splits);
             }
             if (failure == null) {
-                IDLE.getAndAdd(this, 1);
+                getAndAddIdle(1);
             }
         } catch (Throwable t) {
             fail(t);
@@ -348,7 +362,7 @@ public abstract class RangeLoop {
     /** Answers one quit participant; false if none is waiting for an answer. */
     private boolean tryTakeIdle() {
         for (int v; (v = idle) != 0; ) {
-            if (IDLE.compareAndSet(this, v, v - 1)) {
+            if (casIdle(v, v - 1)) {
                 return true;
             }
         }
@@ -399,11 +413,11 @@ public abstract class RangeLoop {
      */
     private void fail(Throwable t) {
         try {
-            if (!FAILURE.compareAndSet(this, null, new Failures.Thrown(t)) && failure != UNRECORDED) {
+            if (!casFailure(null, new Failures.Thrown(t)) && failure != UNRECORDED) {
                 Failures.combine(failure.failure, t); // the shared UNRECORDED collects nothing
             }
         } catch (Throwable outOfMemory) {
-            FAILURE.compareAndSet(this, null, UNRECORDED); // no allocation
+            casFailure(null, UNRECORDED); // no allocation
         }
     }
 
@@ -423,6 +437,10 @@ public abstract class RangeLoop {
             }
         }
 
+        private boolean casStarted(int expect, int update) { // raw VarHandle call only here
+            return STARTED.compareAndSet(this, expect, update);
+        }
+
         private static final int NEW = 0;
         private static final int RUNNING = 1;
         private static final int CANCELLED = 2;
@@ -438,7 +456,7 @@ public abstract class RangeLoop {
 
         @Override
         public void run() {
-            if (isSet() || !STARTED.compareAndSet(this, NEW, RUNNING)) {
+            if (isSet() || !casStarted(NEW, RUNNING)) {
                 return;
             }
             try {
@@ -450,7 +468,7 @@ public abstract class RangeLoop {
 
         /** True if this job had not started and now never will (its latch stays unset). */
         boolean cancelBeforeStart() {
-            return STARTED.compareAndSet(this, NEW, CANCELLED);
+            return casStarted(NEW, CANCELLED);
         }
 
         /** shutdownNow: stop the whole loop, not just this participant. */

@@ -19,8 +19,8 @@ import java.lang.invoke.VarHandle;
  * the last expensive element does not wait for a busy owner.
  *
  * <h2>Memory ordering</h2>
- * Plain volatile read and CAS on {@link #state}; the indexes themselves carry no data, so nothing
- * else needs publishing. The per-range partial results of a reduction ({@link #acc},
+ * Volatile reads and CASes on {@link #state}, after the constructor's release store; the
+ * indexes themselves carry no data, so nothing else needs publishing. The per-range partial results of a reduction ({@link #acc},
  * {@link #accLong}, {@link #accDouble}) are written only by the range's current owner and read
  * after the loop's joins, which order them.
  *
@@ -58,7 +58,7 @@ public final class StealableRange extends StealableRangePad1 {
             throw new IllegalArgumentException("length must be in [0, " + MAX_LENGTH + "]: " + length);
         }
         this.base = base;
-        STATE.setRelease(this, pack(0, length));
+        soState(pack(0, length));
     }
 
     private static long pack(long lo, long hi) {
@@ -71,6 +71,11 @@ public final class StealableRange extends StealableRangePad1 {
 
     private static long hi(long s) {
         return s & 0xFFFF_FFFFL;
+    }
+
+    /** The constructor's initial store. */
+    private void soState(long s) {
+        STATE.setRelease(this, s);
     }
 
     private long lvState() {

@@ -64,100 +64,175 @@ public final class WorkerStats extends WorkerStatsPad1 {
         }
     }
 
+    // --- accessors: access mode in the name (lo: getOpaque, sop: setOpaque), raw VarHandle
+    // calls only here ---
+
+    private long loCompleted() {
+        return (long) COMPLETED.getOpaque(this);
+    }
+
+    private void sopCompleted(long v) {
+        COMPLETED.setOpaque(this, v);
+    }
+
+    private long loSubmitted() {
+        return (long) SUBMITTED.getOpaque(this);
+    }
+
+    private void sopSubmitted(long v) {
+        SUBMITTED.setOpaque(this, v);
+    }
+
+    private long loSteals() {
+        return (long) STEALS.getOpaque(this);
+    }
+
+    private void sopSteals(long v) {
+        STEALS.setOpaque(this, v);
+    }
+
+    private long loStealAttempts() {
+        return (long) STEAL_ATTEMPTS.getOpaque(this);
+    }
+
+    private void sopStealAttempts(long v) {
+        STEAL_ATTEMPTS.setOpaque(this, v);
+    }
+
+    private long loSpinRounds() {
+        return (long) SPIN_ROUNDS.getOpaque(this);
+    }
+
+    private void sopSpinRounds(long v) {
+        SPIN_ROUNDS.setOpaque(this, v);
+    }
+
+    private long loYieldRounds() {
+        return (long) YIELD_ROUNDS.getOpaque(this);
+    }
+
+    private void sopYieldRounds(long v) {
+        YIELD_ROUNDS.setOpaque(this, v);
+    }
+
+    private long loFailed() {
+        return (long) FAILED.getOpaque(this);
+    }
+
+    private void sopFailed(long v) {
+        FAILED.setOpaque(this, v);
+    }
+
+    private boolean loRunning() {
+        return (boolean) RUNNING.getOpaque(this);
+    }
+
+    private void sopRunning(boolean v) {
+        RUNNING.setOpaque(this, v);
+    }
+
+    private boolean loActive() {
+        return (boolean) ACTIVE.getOpaque(this);
+    }
+
+    private void sopActive(boolean v) {
+        ACTIVE.setOpaque(this, v);
+    }
+
     // Owner only.
 
     void incCompleted() {
         if (ENABLED) {
-            COMPLETED.setOpaque(this, completed + 1);
+            sopCompleted(completed + 1);
         }
     }
 
     void incSubmitted() {
         if (ENABLED) {
-            SUBMITTED.setOpaque(this, submitted + 1);
+            sopSubmitted(submitted + 1);
         }
     }
 
     void incSteals() {
         if (ENABLED) {
-            STEALS.setOpaque(this, steals + 1);
+            sopSteals(steals + 1);
         }
     }
 
     void addStealAttempts(long n) {
         if (ENABLED) {
-            STEAL_ATTEMPTS.setOpaque(this, stealAttempts + n);
+            sopStealAttempts(stealAttempts + n);
         }
     }
 
     // Owner only, on the idle path: always kept, as Sleep's statistics are.
 
     void incSpinRounds() {
-        SPIN_ROUNDS.setOpaque(this, spinRounds + 1);
+        sopSpinRounds(spinRounds + 1);
     }
 
     void incYieldRounds() {
-        YIELD_ROUNDS.setOpaque(this, yieldRounds + 1);
+        sopYieldRounds(yieldRounds + 1);
     }
 
     // Owner only, off the hot path (a task threw; the worker starts or stops looking for work,
     // parks in a join, starts or exits): always kept.
 
     void incFailed() {
-        FAILED.setOpaque(this, failed + 1);
+        sopFailed(failed + 1);
     }
 
     void setRunning(boolean running) {
-        RUNNING.setOpaque(this, running);
+        sopRunning(running);
     }
 
     /** The worker took a task after having none (true), or ran out of work (false). */
     void setBusy(boolean busy) {
         if (busy) { // running implies active: set it last, clear it first
-            ACTIVE.setOpaque(this, true);
-            RUNNING.setOpaque(this, true);
+            sopActive(true);
+            sopRunning(true);
         } else {
-            RUNNING.setOpaque(this, false);
-            ACTIVE.setOpaque(this, false);
+            sopRunning(false);
+            sopActive(false);
         }
     }
 
     // Any thread.
 
     long spinRounds() {
-        return (long) SPIN_ROUNDS.getOpaque(this);
+        return loSpinRounds();
     }
 
     long yieldRounds() {
-        return (long) YIELD_ROUNDS.getOpaque(this);
+        return loYieldRounds();
     }
 
     long completed() {
-        return (long) COMPLETED.getOpaque(this);
+        return loCompleted();
     }
 
     long failed() {
-        return (long) FAILED.getOpaque(this);
+        return loFailed();
     }
 
     boolean running() {
-        return (boolean) RUNNING.getOpaque(this);
+        return loRunning();
     }
 
     boolean active() {
-        return (boolean) ACTIVE.getOpaque(this);
+        return loActive();
     }
 
     long submitted() {
-        return (long) SUBMITTED.getOpaque(this);
+        return loSubmitted();
     }
 
     long steals() {
-        return (long) STEALS.getOpaque(this);
+        return loSteals();
     }
 
     long stealAttempts() {
-        return (long) STEAL_ATTEMPTS.getOpaque(this);
+        return loStealAttempts();
     }
 }
 
