@@ -20,9 +20,9 @@ import java.lang.invoke.VarHandle;
  *
  * <h2>Memory ordering</h2>
  * Volatile reads and CASes on {@link #state}, after the constructor's release store; the
- * indexes themselves carry no data, so nothing else needs publishing. The per-range partial results of a reduction ({@link #acc},
- * {@link #accLong}, {@link #accDouble}) are written only by the range's current owner and read
- * after the loop's joins, which order them.
+ * indexes themselves carry no data, so nothing else needs publishing. The per-range partial
+ * results of a reduction ({@link #acc}, {@link #accLong}, {@link #accDouble}) are written only
+ * by the range's current owner and read after the loop's joins, which order them.
  *
  * <h2>Cost</h2>
  * One CAS per batch for the owner (batches grow to the loop's maximum), one per steal. The word
