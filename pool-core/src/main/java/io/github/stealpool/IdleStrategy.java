@@ -22,14 +22,13 @@ package io.github.stealpool;
  * <p>The {@linkplain #standard() standard} strategy neither spins nor yields: an idle worker
  * searches every queue three times (once after its last task, once as a searcher, once after
  * announcing that it is about to sleep) and parks, as tokio's and Go's workers and JDK 17's
- * {@code ForkJoinPool} do. Measured on 2 cores (JDK 17, JMH, {@code -Dbench.idle}), 8 spin
- * rounds made a wake-up after 2 ms of idleness take 25 us at the median instead of 11 (99th
- * percentile 1.3 ms instead of 53 us), and bought no throughput: bursts of tiny or 1 us tasks,
- * fib(30) and range loops ran as fast or faster without them. Yield rounds are worse still on
+ * {@code ForkJoinPool} do. Spin rounds made wake-ups slower and bought no throughput: the
+ * worker that was woken spins on a core its submitter may need. Yield rounds are worse still on
  * Linux's EEVDF scheduler (6.6 and later): a thread that yields is treated as having used its
- * time slice, and when it is next woken onto a busy core it waits instead of preempting; with
- * {@code backoff(8, 4)} the same wake-up took 1.9 ms. Spin rounds may pay where cores are
- * plentiful and tasks arrive in bursts a few microseconds apart: measure with your own load.
+ * time slice, and when it is next woken onto a busy core it waits instead of preempting. The
+ * measurements are in docs/lab/wake-ups.md ("Choosing the idle strategy"). Spin rounds may pay
+ * where cores are plentiful and tasks arrive in bursts a few microseconds apart: measure with
+ * your own load.
  */
 public final class IdleStrategy {
 

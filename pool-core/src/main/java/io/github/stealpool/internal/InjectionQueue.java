@@ -29,19 +29,16 @@ import org.jctools.queues.varhandle.MpscUnboundedVarHandleArrayQueue;
  * A search reads the lock word of a stripe before the queue's indexes, and skips a held stripe
  * at once. The order matters with one submitter and many workers: the producer index is a line
  * the submitter writes on every offer, and every search that reads it costs the submitter's next
- * offer a cache miss. On 16 cores (JDK 17, one thread submitting 100,000 tiny tasks) the
- * submitting loop took 3.1-3.5 ms with one worker and 9.3-12.0 ms with 16 when searches read
- * the indexes first, 5.7 ms with the lock read first. That halves the loss without removing it:
- * a search that finds the lock free still reads the indexes, and so does the holder's look
- * after its unlock.
+ * offer a cache miss. Reading the lock first halves that loss without removing it
+ * (docs/lab/cores16.md has the figures): a search that finds the lock free still reads the
+ * indexes, and so does the holder's look after its unlock.
  *
  * <h2>Why not one MPMC queue</h2>
  * JCTools' only unbounded MPMC queue ({@code MpmcUnboundedXaddArrayQueue}) lives in the
  * Unsafe-based {@code jctools-core}. The VarHandle flavour has a bounded MPMC array queue; with an
- * overflow queue behind it, two threads submitting a million tiny tasks on two cores ran at
- * 0.6-1.0x {@code ForkJoinPool} (producers outran the workers, so the bounded queue sat full and
- * every offer and poll contended on one index). The striped MPSC queues with batch transfer ran
- * at 1.8-2.3x {@code ForkJoinPool} on the same test (see docs/design.md, "Injection queue").
+ * overflow queue behind it, producers outran the workers, so the bounded queue sat full and every
+ * offer and poll contended on one index; the striped MPSC queues with batch transfer ran well
+ * ahead of it (docs/design.md, "Injection queue"; docs/lab/ruled-out.md has the figures).
  *
  * <h2>Invariants</h2>
  * <ul>
@@ -113,14 +110,13 @@ import org.jctools.queues.varhandle.MpscUnboundedVarHandleArrayQueue;
  * read the sleep counter before W's announcement (it was published before W's read of the lock
  * word), unless it was taken, and sees W sleepy or asleep: it calls W's sleep off or wakes a
  * worker, as for a fresh post. A poster that read the counter after W's announcement gives its
- * own notice. Before this notice, a worker that saw tasks queued never slept; with 8 workers on
- * 2 cores and one producer, workers that lost the race for the producer's stripe then spun on
- * it, 4.8M failed steal looks for 4.8M tasks, taking the cores the holder and the producer
- * needed.
+ * own notice. Without it, a worker that saw tasks queued could never sleep, and workers that
+ * lost the race for the producer's stripe spun on it, taking the cores the holder and the
+ * producer needed (docs/design.md, "Injection queue").
  */
 public final class InjectionQueue {
 
-    /** Most tasks taken per lock hold: amortises the lock; 16 and 256 measured no better. */
+    /** Most tasks taken per lock hold: amortises the lock (docs/lab/ruled-out.md: 16 and 256). */
     public static final int BATCH = 64;
 
     /** Chunk size of each stripe's queue: one allocation per 1024 queued tasks. */

@@ -20,11 +20,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *       more than a quarter of what is left in the range (not below the minimum), as in guided
  *       self-scheduling: near the end of a range most of it stays stealable, so an owner whose
  *       batches grew over a cheap stretch cannot claim the whole expensive tail in one batch
- *       that nobody else can split (issue 14's cheap-then-expensive loop ran at 1.03x on 2
- *       workers). A fixed fraction, not one shrinking with the participants, so the bound adds
- *       O(log) batches per range at any parallelism (1/(2p) would have made a million-index
- *       loop on 64 workers take 52,000 batches instead of 1,600; a quarter takes 3,200). With
- *       one participant nobody can steal, and the bound is skipped.</li>
+ *       that nobody else can split. A fixed fraction, not one shrinking with the participants,
+ *       so the bound adds O(log) batches per range at any parallelism
+ *       (docs/lab/range-loop-policy.md has both cases' figures). With one participant nobody
+ *       can steal, and the bound is skipped.</li>
  *   <li>A claimed batch is the owner's alone, so no thief can split it; it is revocable by its
  *       owner instead. The owner runs it in runs of 1, 2, 4, ... up to {@link #CHECK_SPAN}
  *       indexes, and between two runs looks at {@link #idle}, the participants that quit for
@@ -36,12 +35,11 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *       the grain of a 64-leaf {@code ForkJoinPool} split. After a split the rest of that
  *       batch runs one index at a time while its indexes are expensive (timed against
  *       {@link #SPLIT_RUN_NANOS}): halves are cut by count, not cost, so the participant that
- *       took one may run dry again first, and is then answered within one index (the
- *       middle-stretch loop went from 8% to 5% behind the 64-leaf {@code ForkJoinPool}). The
- *       look is one read of a field that changes only when a participant quits or a split
- *       answers it. With one participant
- *       the batch is run in one piece (criterion C1). The forking owner joins what it forked
- *       before it ends its participation.</li>
+ *       took one may run dry again first, and is then answered within one index
+ *       (docs/lab/range-loop-policy.md, "Expensive stretch in the middle"). The look is one read
+ *       of a field that changes only when a participant quits or a split answers it. With one
+ *       participant the batch is run in one piece (criterion C1). The forking owner joins what
+ *       it forked before it ends its participation.</li>
  *   <li>A participant whose range is used up steals the upper half of the range with the most
  *       work left (the paper's FindMax), which becomes a new range that others can split again;
  *       it stops when no range has any work left.</li>
@@ -105,7 +103,7 @@ public abstract class RangeLoop {
     /**
      * After a split, a run of one index that took less than this (in nanoseconds) lets the
      * runs double again: below it the call per index costs more than answering an idle
-     * participant sooner saves. A {@code System.nanoTime()} read is about 30 ns, under 2% of it.
+     * participant sooner saves. A {@code System.nanoTime()} read is small against it.
      */
     static final long SPLIT_RUN_NANOS = 2_000;
 

@@ -418,8 +418,8 @@ public final class Scheduler {
      * worker blocked in a blocking call or in a long task) would take Sleep's lock, and a
      * missed restart leaves a slow submitter untimed. At most one restart per sample gap: a
      * pool whose workers park and wake thousands of times a second while a producer submits
-     * fast would otherwise time one task per park (it measured 1.3 times slower on 100,000 tiny
-     * tasks, 2 workers); this way the restarts at most double the sample rate.
+     * fast would otherwise time one task per park, which makes tiny tasks markedly slower
+     * (docs/lab/timing-cost.md); this way the restarts at most double the sample rate.
      */
     void aboutToPark(Worker w) {
         TaskTimer t = taskTimer;

@@ -17,8 +17,8 @@ import java.util.concurrent.TimeUnit;
  * (submissions slower than the gap are all picked) and at most twice the previous stride (a
  * brief fast spell does not leave a long countdown behind). The next countdown is drawn at
  * random with mean {@code stride}, so a workload with a period cannot alias with the sample.
- * Reading the clock on every submission instead would cost as much as a tiny task (about
- * 25 ns).
+ * Reading the clock on every submission instead would cost as much as a tiny task
+ * (docs/lab/timing-cost.md).
  *
  * <p>A countdown started in a fast spell runs on in a slow one: at most {@code 2 * stride - 1}
  * submissions until the next pick. So the pool cuts it short ({@link #restart()}) whenever a

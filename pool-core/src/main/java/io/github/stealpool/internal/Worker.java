@@ -195,14 +195,9 @@ public final class Worker implements Runnable {
      * worker leave its deque alone (Scheduler, "Nothing lost").
      *
      * <p>The same fence is the publication {@link Sleep#notifyNewJob()} needs, and a large part of
-     * what a fork costs: with it taken out (an unsafe experiment, 2 cores, JDK 17, 2026-11-23)
-     * fib(30) through {@link io.github.stealpool.Task} ran in 14.9 ms instead of 18.0, merge
-     * sort of 1M ints in 59.3 instead of 62.3. {@code ForkJoinPool} pays the same: JDK 17's
-     * push stores the task with a volatile write (a full fence on x86), JDK 25's with
-     * {@code getAndSetReference} ("fully fenced"). JDK 9 to 15 fenced only when the slot below
-     * looked empty, with no fence between the store and that read, so a thief taking the task
-     * below could miss the new one while the owner skipped the signal, and the deque grew
-     * unannounced, its idle workers parked. Doing without the fence here would need both uses
+     * what a fork costs (docs/lab/ruled-out.md, "Dropping the fork's fence", has the figures and
+     * {@code ForkJoinPool}'s history with it). {@code ForkJoinPool} pays the same: its push is
+     * fully fenced on JDK 17 and 25. Doing without the fence here would need both uses
      * replaced: a way for shutdownNow to reach forks it cannot see, and wake-ups that no such
      * race can lose (Sleep).
      */
