@@ -12,13 +12,27 @@ import java.util.function.LongBinaryOperator;
 /**
  * The {@code int} indexes {@code [from, to)} of a {@link WorkStealingPool}, from
  * {@link WorkStealingPool#range(int, int)}: each operation runs one balanced parallel loop over
- * them (see {@link WorkStealingPool#parallelFor(int, int, IntConsumer)} for how) and returns when
- * every index is done. {@link LongRange} has the same operations over {@code long} indexes.
+ * them and returns when every index is done. {@link LongRange} has the same operations over
+ * {@code long} indexes, and {@link Items} over the elements of a list or an array.
+ *
+ * <p>How a loop runs: the range is split into one part per worker; each worker takes batches
+ * from the low end of its part (1 index at first, doubling up to the maximum batch, but never
+ * more than a quarter of what is left of the part), and a worker that runs dry steals the upper
+ * half of the part with the most work left. A batch already claimed is revocable: its owner
+ * looks between runs of at most 64 indexes, and if a worker has run dry and nothing is left to
+ * steal, hands it the upper half of the rest of its batch. So a loop whose expensive indexes
+ * cluster stays balanced, and on one worker it costs little more than a plain {@code for} loop.
  *
  * <p>Every operation may be called from any thread (an outside caller blocks) and from inside
- * tasks and other loops; if the body throws, the loop stops and the first throwable reaches the
- * caller, as for {@code parallelFor}. An empty range runs nothing and a reduction returns its
- * identity. Immutable; an operation may be run any number of times.
+ * tasks and other loops. If the body throws, workers stop taking new batches (each may finish
+ * the batch it is in), and the first throwable reaches the caller once the loop has stopped,
+ * with its class if unchecked (rebuilt in the calling thread if another thread threw it, the
+ * original as its cause; see {@link Task}), later ones attached to the original as suppressed.
+ * A loop stopped by {@link WorkStealingPool#shutdownNow()} throws
+ * {@link java.util.concurrent.CancellationException}; one called from outside the pool after
+ * shutdown, {@link java.util.concurrent.RejectedExecutionException}. An empty range runs
+ * nothing and a reduction returns its identity. Immutable; an operation may be run any number
+ * of times.
  */
 public final class IntRange {
 
@@ -58,21 +72,28 @@ public final class IntRange {
      * @throws NullPointerException if {@code body} is null
      */
     public void forEach(IntConsumer body) {
-        pool.parallelFor(from, to, body);
+        pool.forEachInt(from, to, body);
     }
 
     /**
-     * Hands {@code body} sub-ranges {@code [lo, hi)} to loop over itself, as
-     * {@link WorkStealingPool#parallelForChunks}: the fastest form for tight or vectorisable
-     * loops. The bounds are {@code long} so that one {@link RangeChunk}
-     * serves both range types; here they always fit in an {@code int}.
+     * Hands {@code body} sub-ranges {@code [lo, hi)} to loop over itself: the fastest form for
+     * tight or vectorisable loops. On one worker each is a whole batch; with more, a batch comes
+     * in runs of at most 64 indexes, between which its owner may hand the rest to a worker that
+     * ran dry. The bounds are {@code long} so that one {@link RangeChunk} serves both range
+     * types; here they always fit in an {@code int}.
+     *
+     * <pre>{@code
+     * pool.range(0, n).forEachChunk((lo, hi) -> {
+     *     for (int i = (int) lo; i < hi; i++) c[i] = a[i] + b[i];
+     * });
+     * }</pre>
      *
      * @param body called with non-empty sub-ranges {@code [lo, hi)} of this range, each index in
      *             exactly one of them, possibly from several threads at once
      * @throws NullPointerException if {@code body} is null
      */
     public void forEachChunk(RangeChunk body) {
-        pool.parallelForChunks(from, to, body);
+        pool.forEachChunk(from, to, body);
     }
 
     /**
@@ -91,7 +112,8 @@ public final class IntRange {
      * @throws NullPointerException if {@code mapper} or {@code combiner} is null
      */
     public <R> R reduce(R identity, IntFunction<? extends R> mapper, BinaryOperator<R> combiner) {
-        return pool.reduce(from, to, identity, mapper, combiner);
+        Objects.requireNonNull(mapper, "mapper");
+        return pool.reduceObject(from, to, identity, i -> mapper.apply((int) i), combiner);
     }
 
     /**
@@ -107,12 +129,13 @@ public final class IntRange {
      */
     public long reduceLong(long identity, IntToLongFunction mapper, LongBinaryOperator combiner) {
         Objects.requireNonNull(mapper, "mapper");
-        return pool.reduceLong(from, to, identity, i -> mapper.applyAsLong((int) i), combiner);
+        return pool.reduceToLong(from, to, identity, i -> mapper.applyAsLong((int) i), combiner);
     }
 
     /**
-     * As {@link #reduce}, unboxed, to a {@code double}; see
-     * {@link WorkStealingPool#reduceDouble} on floating-point sums.
+     * As {@link #reduce}, unboxed, to a {@code double}. Floating-point addition is not
+     * associative, so a sum may differ in its last bits from run to run, as the grouping follows
+     * the steals.
      *
      * @param identity an identity of {@code combiner}, the start of every partial result
      * @param mapper   the value of one index, called once for every index
@@ -123,7 +146,7 @@ public final class IntRange {
      */
     public double reduceDouble(double identity, IntToDoubleFunction mapper, DoubleBinaryOperator combiner) {
         Objects.requireNonNull(mapper, "mapper");
-        return pool.reduceDouble(from, to, identity, i -> mapper.applyAsDouble((int) i), combiner);
+        return pool.reduceToDouble(from, to, identity, i -> mapper.applyAsDouble((int) i), combiner);
     }
 
     @Override

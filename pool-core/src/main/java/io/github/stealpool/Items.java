@@ -55,7 +55,7 @@ public final class Items<T> {
     public void forEach(Consumer<? super T> body) {
         Objects.requireNonNull(body, "body");
         List<T> e = indexable();
-        pool.parallelFor(0, e.size(), i -> body.accept(e.get(i)));
+        pool.forEachInt(0, e.size(), i -> body.accept(e.get(i)));
     }
 
     /**
@@ -84,7 +84,7 @@ public final class Items<T> {
                     + " when asked for " + n);
         }
         // each slot is written by one participant; the loop's joins publish them to the caller
-        pool.parallelFor(0, n, i -> out[i] = mapper.apply(e.get(i)));
+        pool.forEachInt(0, n, i -> out[i] = mapper.apply(e.get(i)));
         return out;
     }
 
@@ -105,7 +105,7 @@ public final class Items<T> {
     public <R> R reduce(R identity, Function<? super T, ? extends R> mapper, BinaryOperator<R> combiner) {
         Objects.requireNonNull(mapper, "mapper");
         List<T> e = indexable();
-        return pool.reduce(0, e.size(), identity, i -> mapper.apply(e.get(i)), combiner);
+        return pool.reduceObject(0, e.size(), identity, i -> mapper.apply(e.get((int) i)), combiner);
     }
 
     /**
@@ -122,12 +122,12 @@ public final class Items<T> {
     public long reduceLong(long identity, ToLongFunction<? super T> mapper, LongBinaryOperator combiner) {
         Objects.requireNonNull(mapper, "mapper");
         List<T> e = indexable();
-        return pool.reduceLong(0, e.size(), identity, i -> mapper.applyAsLong(e.get((int) i)), combiner);
+        return pool.reduceToLong(0, e.size(), identity, i -> mapper.applyAsLong(e.get((int) i)), combiner);
     }
 
     /**
-     * As {@link #reduce}, unboxed, to a {@code double}; see
-     * {@link WorkStealingPool#reduceDouble} on floating-point sums.
+     * As {@link #reduce}, unboxed, to a {@code double}; see {@link IntRange#reduceDouble} on
+     * floating-point sums.
      *
      * @param identity an identity of {@code combiner}, the start of every partial result
      * @param mapper   the value of one element, called once for every element
@@ -139,7 +139,7 @@ public final class Items<T> {
     public double reduceDouble(double identity, ToDoubleFunction<? super T> mapper, DoubleBinaryOperator combiner) {
         Objects.requireNonNull(mapper, "mapper");
         List<T> e = indexable();
-        return pool.reduceDouble(0, e.size(), identity, i -> mapper.applyAsDouble(e.get((int) i)), combiner);
+        return pool.reduceToDouble(0, e.size(), identity, i -> mapper.applyAsDouble(e.get((int) i)), combiner);
     }
 
     /** The list itself if indexing it is cheap, else a copy that is. */

@@ -52,19 +52,19 @@ public final class LongRange {
      * @throws NullPointerException if {@code body} is null
      */
     public void forEach(LongConsumer body) {
-        pool.parallelForLong(from, to, body);
+        pool.forEachLong(from, to, body);
     }
 
     /**
      * Hands {@code body} sub-ranges {@code [lo, hi)} to loop over itself, as
-     * {@link WorkStealingPool#parallelForChunks}.
+     * {@link IntRange#forEachChunk}.
      *
      * @param body called with non-empty sub-ranges {@code [lo, hi)} of this range, each index in
      *             exactly one of them, possibly from several threads at once
      * @throws NullPointerException if {@code body} is null
      */
     public void forEachChunk(RangeChunk body) {
-        pool.parallelForChunks(from, to, body);
+        pool.forEachChunk(from, to, body);
     }
 
     /**
@@ -94,12 +94,12 @@ public final class LongRange {
      * @throws NullPointerException if {@code mapper} or {@code combiner} is null
      */
     public long reduceLong(long identity, LongUnaryOperator mapper, LongBinaryOperator combiner) {
-        return pool.reduceLong(from, to, identity, mapper, combiner);
+        return pool.reduceToLong(from, to, identity, mapper, combiner);
     }
 
     /**
-     * As {@link #reduce}, unboxed, to a {@code double}; see
-     * {@link WorkStealingPool#reduceDouble} on floating-point sums.
+     * As {@link #reduce}, unboxed, to a {@code double}; see {@link IntRange#reduceDouble} on
+     * floating-point sums.
      *
      * @param identity an identity of {@code combiner}, the start of every partial result
      * @param mapper   the value of one index, called once for every index
@@ -109,7 +109,7 @@ public final class LongRange {
      * @throws NullPointerException if {@code mapper} or {@code combiner} is null
      */
     public double reduceDouble(double identity, LongToDoubleFunction mapper, DoubleBinaryOperator combiner) {
-        return pool.reduceDouble(from, to, identity, mapper, combiner);
+        return pool.reduceToDouble(from, to, identity, mapper, combiner);
     }
 
     @Override

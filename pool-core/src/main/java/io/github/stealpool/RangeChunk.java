@@ -1,9 +1,9 @@
 package io.github.stealpool;
 
 /**
- * The body of {@link WorkStealingPool#parallelForChunks}: gets a sub-range {@code [lo, hi)} of
- * the loop's range and loops over it itself, which is the fastest way to write a reduction into
- * a local variable or a loop the JIT can vectorise.
+ * The body of {@link IntRange#forEachChunk} and {@link LongRange#forEachChunk}: gets a
+ * sub-range {@code [lo, hi)} of the loop's range and loops over it itself, which is the fastest
+ * way to write a reduction into a local variable or a loop the JIT can vectorise.
  */
 @FunctionalInterface
 public interface RangeChunk {

@@ -32,7 +32,6 @@ import java.util.function.BiFunction;
 import java.util.function.BinaryOperator;
 import java.util.function.DoubleBinaryOperator;
 import java.util.function.IntConsumer;
-import java.util.function.IntFunction;
 import java.util.function.LongBinaryOperator;
 import java.util.function.LongConsumer;
 import java.util.function.LongFunction;
@@ -841,114 +840,26 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
 
     // ------------------------------------------------------------------ range loops
 
-    /**
-     * Runs {@code body} for every index in {@code [from, to)}, in parallel, and returns when all
-     * are done. The range is split into one part per worker; each worker takes batches from the
-     * low end of its part (1 index at first, doubling up to the maximum batch, but never more
-     * than a quarter of what is left of the part), and a worker that runs dry steals the upper
-     * half of the part with the most work left. A batch already claimed is revocable: its
-     * owner looks between runs of at most 64 indexes, and if a worker has run dry and nothing
-     * is left to steal, hands it the upper half of the rest of its batch. So a loop whose
-     * expensive indexes cluster stays balanced, and on one worker it costs little more than a
-     * plain {@code for} loop. Callable from any thread (an outside caller blocks), also from
-     * inside a task or another loop's body.
-     *
-     * <p>If {@code body} throws, workers stop taking new batches (each may finish the batch it
-     * is in), and the first throwable reaches the caller once the loop has stopped, with its
-     * class if unchecked (rebuilt in the calling thread if another thread threw it, the
-     * original as its cause; see {@link Task}), later ones attached to the original as
-     * suppressed.
-     *
-     * @param from the first index (inclusive)
-     * @param to   the end of the range (exclusive); {@code from == to} runs nothing
-     * @param body called once for every index, possibly from several threads at once
-     * @throws IllegalArgumentException   if {@code from > to}
-     * @throws NullPointerException       if {@code body} is null
-     * @throws java.util.concurrent.CancellationException if {@code shutdownNow} stopped the loop
-     * @throws RejectedExecutionException if called from outside the pool after shutdown
-     */
-    public void parallelFor(int from, int to, IntConsumer body) {
-        checkRange(from, to);
+    // The loops behind IntRange, LongRange and Items, whose Javadoc is the contract. Bounds come
+    // from range(), which checked them; each loop checks its own arguments for null by name.
+
+    void forEachInt(int from, int to, IntConsumer body) {
         Objects.requireNonNull(body, "body");
         runLoop(RangeLoops.forEachInt(minBatch, maxBatch, body), from, to);
     }
 
-    /**
-     * As {@link #parallelFor(int, int, IntConsumer)} over {@code long} indexes. (A separate name,
-     * because overloading on IntConsumer/LongConsumer would make {@code parallelFor(0, n, i -> ...)}
-     * ambiguous.)
-     *
-     * @param from the first index (inclusive)
-     * @param to   the end of the range (exclusive); {@code from == to} runs nothing
-     * @param body called once for every index, possibly from several threads at once
-     * @throws IllegalArgumentException   if {@code from > to}
-     * @throws NullPointerException       if {@code body} is null
-     * @throws java.util.concurrent.CancellationException if {@code shutdownNow} stopped the loop
-     * @throws RejectedExecutionException if called from outside the pool after shutdown
-     */
-    public void parallelForLong(long from, long to, LongConsumer body) {
-        checkRange(from, to);
+    void forEachLong(long from, long to, LongConsumer body) {
         Objects.requireNonNull(body, "body");
         runLoop(RangeLoops.forEachLong(minBatch, maxBatch, body), from, to);
     }
 
-    /**
-     * As {@link #parallelFor}, but {@code body} gets whole sub-ranges {@code [lo, hi)} to loop
-     * over itself: the fastest form for tight or vectorisable loops. On one worker each is a
-     * whole batch; with more, a batch comes in runs of at most 64 indexes, between which its
-     * owner may hand the rest to a worker that ran dry.
-     *
-     * <pre>{@code
-     * pool.parallelForChunks(0, n, (lo, hi) -> {
-     *     for (int i = (int) lo; i < hi; i++) c[i] = a[i] + b[i];
-     * });
-     * }</pre>
-     *
-     * @param from the first index (inclusive)
-     * @param to   the end of the range (exclusive); {@code from == to} runs nothing
-     * @param body called with non-empty sub-ranges {@code [lo, hi)} of {@code [from, to)}, each
-     *             index in exactly one of them, possibly from several threads at once
-     * @throws IllegalArgumentException   if {@code from > to}
-     * @throws NullPointerException       if {@code body} is null
-     * @throws java.util.concurrent.CancellationException if {@code shutdownNow} stopped the loop
-     * @throws RejectedExecutionException if called from outside the pool after shutdown
-     */
-    public void parallelForChunks(long from, long to, RangeChunk body) {
-        checkRange(from, to);
+    void forEachChunk(long from, long to, RangeChunk body) {
         Objects.requireNonNull(body, "body");
         runLoop(RangeLoops.forChunks(minBatch, maxBatch, body), from, to);
     }
 
-    /**
-     * Combines {@code mapper(i)} for every index in {@code [from, to)} with {@code combiner}, in
-     * parallel, keeping index order: for an associative {@code combiner} with {@code identity}
-     * as its identity, the result equals the sequential
-     * {@code identity ⊕ mapper(from) ⊕ ... ⊕ mapper(to - 1)} even if it does not commute
-     * (string concatenation, matrix product). An empty range gives {@code identity}. Runs and
-     * fails as {@link #parallelFor(int, int, IntConsumer)} does.
-     *
-     * @param <T>      the type of the result
-     * @param from     the first index (inclusive)
-     * @param to       the end of the range (exclusive)
-     * @param identity the start of every partial result, so it may be combined in many times:
-     *                 it must be an identity of {@code combiner}, and not be mutated by it
-     * @param mapper   the value of one index, called once for every index
-     * @param combiner joins two partial results, the one of lower indexes as its first argument
-     * @return the combination of every index's value, in index order; {@code identity} if the
-     *         range is empty
-     * @throws IllegalArgumentException if {@code from > to}
-     * @throws NullPointerException     if {@code mapper} or {@code combiner} is null
-     */
-    public <T> T reduce(int from, int to, T identity, IntFunction<? extends T> mapper,
-                        BinaryOperator<T> combiner) {
-        Objects.requireNonNull(mapper, "mapper");
-        return reduceObject(from, to, identity, i -> mapper.apply((int) i), combiner);
-    }
-
-    /** {@link #reduce} over {@code long} indexes: what {@link LongRange#reduce} runs. */
     <T> T reduceObject(long from, long to, T identity, LongFunction<? extends T> mapper,
                        BinaryOperator<T> combiner) {
-        checkRange(from, to);
         Objects.requireNonNull(mapper, "mapper");
         Objects.requireNonNull(combiner, "combiner");
         RangeLoops.Reduce<T> loop = new RangeLoops.Reduce<>(minBatch, maxBatch, identity, mapper, combiner);
@@ -956,22 +867,8 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         return loop.result();
     }
 
-    /**
-     * As {@link #reduce}, unboxed, over {@code long} indexes.
-     *
-     * @param from     the first index (inclusive)
-     * @param to       the end of the range (exclusive)
-     * @param identity an identity of {@code combiner}, the start of every partial result
-     * @param mapper   the value of one index, called once for every index
-     * @param combiner joins two partial results, the one of lower indexes as its first argument
-     * @return the combination of every index's value, in index order; {@code identity} if the
-     *         range is empty
-     * @throws IllegalArgumentException if {@code from > to}
-     * @throws NullPointerException     if {@code mapper} or {@code combiner} is null
-     */
-    public long reduceLong(long from, long to, long identity, LongUnaryOperator mapper,
-                           LongBinaryOperator combiner) {
-        checkRange(from, to);
+    long reduceToLong(long from, long to, long identity, LongUnaryOperator mapper,
+                      LongBinaryOperator combiner) {
         Objects.requireNonNull(mapper, "mapper");
         Objects.requireNonNull(combiner, "combiner");
         RangeLoops.ReduceLong loop = new RangeLoops.ReduceLong(minBatch, maxBatch, identity, mapper, combiner);
@@ -979,24 +876,8 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         return loop.result();
     }
 
-    /**
-     * As {@link #reduce}, unboxed, over {@code long} indexes, to a {@code double}. Floating-point
-     * addition is not associative, so a sum may differ in its last bits from run to run, as the
-     * grouping follows the steals.
-     *
-     * @param from     the first index (inclusive)
-     * @param to       the end of the range (exclusive)
-     * @param identity an identity of {@code combiner}, the start of every partial result
-     * @param mapper   the value of one index, called once for every index
-     * @param combiner joins two partial results, the one of lower indexes as its first argument
-     * @return the combination of every index's value, in index order; {@code identity} if the
-     *         range is empty
-     * @throws IllegalArgumentException if {@code from > to}
-     * @throws NullPointerException     if {@code mapper} or {@code combiner} is null
-     */
-    public double reduceDouble(long from, long to, double identity, LongToDoubleFunction mapper,
-                               DoubleBinaryOperator combiner) {
-        checkRange(from, to);
+    double reduceToDouble(long from, long to, double identity, LongToDoubleFunction mapper,
+                          DoubleBinaryOperator combiner) {
         Objects.requireNonNull(mapper, "mapper");
         Objects.requireNonNull(combiner, "combiner");
         RangeLoops.ReduceDouble loop = new RangeLoops.ReduceDouble(minBatch, maxBatch, identity, mapper, combiner);
@@ -1014,8 +895,8 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * long sum = pool.range(0, n).reduceLong(0, i -> weight(i), Long::sum);
      * }</pre>
      *
-     * A view that holds only its bounds: every operation runs one loop, as
-     * {@link #parallelFor(int, int, IntConsumer)} describes, and returns when it is done.
+     * A view that holds only its bounds: every operation runs one loop, as {@link IntRange}
+     * describes, and returns when it is done.
      *
      * @param from the first index (inclusive)
      * @param to   the end of the range (exclusive)

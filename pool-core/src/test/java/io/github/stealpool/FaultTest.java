@@ -73,7 +73,7 @@ class FaultTest {
                 failures++;
                 assertEquals(6765L, pool.invoke(new ForkJoinTest.Fib(20)));
                 assertEquals(55L, (long) pool.join(() -> 21L, () -> 34L, Long::sum));
-                assertEquals(4950L, pool.reduceLong(0, 100, 0, i -> i, Long::sum));
+                assertEquals(4950L, pool.range(0L, 100L).reduceLong(0, i -> i, Long::sum));
                 assertTrue(done.await(HANG, TimeUnit.SECONDS), pool::toString);
             }
             stop.set(true);
@@ -110,7 +110,7 @@ class FaultTest {
             }, () -> 1, (a, b) -> 1)));
             AssertionError error = new AssertionError("an Error");
             assertRethrown(error, assertThrows(AssertionError.class,
-                    () -> pool.parallelFor(0, 1000, i -> {
+                    () -> pool.range(0, 1000).forEach(i -> {
                         if (i == 777) {
                             throw error;
                         }

@@ -134,7 +134,7 @@ class FifoModeTest {
             assertEquals(ForkJoinTest.fibSequential(25), ForkJoinTest.fibJoin(pool, 25));
             assertEquals(ForkJoinTest.fibSequential(22), (long) pool.invoke(new ForkJoinTest.Fib(22)));
             AtomicLong sum = new AtomicLong();
-            pool.parallelFor(0, 100_000, i -> sum.addAndGet(i));
+            pool.range(0, 100_000).forEach(i -> sum.addAndGet(i));
             assertEquals(99_999L * 100_000 / 2, sum.get());
         }
     }

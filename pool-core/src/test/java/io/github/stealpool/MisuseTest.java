@@ -278,7 +278,7 @@ class MisuseTest {
         assertTrue(hasFrame(viaJoin, "aFailureRethrownInAnotherThreadShowsWhereTheCallerJoined"));
         UnsupportedOperationException inLoop = new UnsupportedOperationException("loop");
         UnsupportedOperationException viaLoop = assertThrows(UnsupportedOperationException.class,
-                () -> pool.parallelFor(0, 100, i -> {
+                () -> pool.range(0, 100).forEach(i -> {
                     throw inLoop;
                 }));
         Rethrown.assertRethrown(inLoop, viaLoop);

@@ -55,7 +55,7 @@ class RangeFormsTest {
         });
         assertAllOnce(chunks, "IntRange.forEachChunk");
 
-        // A long bound picks LongRange: the call that failed to compile as parallelFor(0L, n, ...).
+        // A long bound picks LongRange, with no second method name for long indexes.
         long base = Long.MAX_VALUE - n;
         LongRange longs = p.range(base, Long.MAX_VALUE);
         AtomicIntegerArray seenLong = new AtomicIntegerArray(n);

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** parallelFor, parallelForLong, parallelForChunks, reduce and friends. */
+/** The range loops: forEach, forEachChunk and the reductions of IntRange and LongRange. */
 class RangeLoopTest {
 
     private static final long HANG = 60;
@@ -69,7 +69,7 @@ class RangeLoopTest {
         int n = 4096;
         List<long[]> chunks = java.util.Collections.synchronizedList(new ArrayList<>());
         try {
-            p.submit(() -> p.parallelForChunks(0, n, (lo, hi) -> chunks.add(new long[] {lo, hi})))
+            p.submit(() -> p.range(0L, n).forEachChunk((lo, hi) -> chunks.add(new long[] {lo, hi})))
                     .get(HANG, TimeUnit.SECONDS);
         } finally {
             hold.countDown();
@@ -96,16 +96,16 @@ class RangeLoopTest {
         AtomicIntegerArray seen = new AtomicIntegerArray(n);
         AtomicIntegerArray chunks = new AtomicIntegerArray(n);
         p.submit(() -> {
-            p.parallelForLong(base, Long.MAX_VALUE, i -> seen.incrementAndGet((int) (i - base)));
-            p.parallelForChunks(base, Long.MAX_VALUE, (lo, hi) -> {
+            p.range(base, Long.MAX_VALUE).forEach(i -> seen.incrementAndGet((int) (i - base)));
+            p.range(base, Long.MAX_VALUE).forEachChunk((lo, hi) -> {
                 assertTrue(lo < hi && lo >= base, "[" + lo + ", " + hi + ")");
                 for (long i = lo; i < hi; i++) {
                     chunks.incrementAndGet((int) (i - base));
                 }
             });
         }).get(HANG, TimeUnit.SECONDS);
-        assertAllOnce(seen, "parallelForLong");
-        assertAllOnce(chunks, "parallelForChunks");
+        assertAllOnce(seen, "LongRange.forEach");
+        assertAllOnce(chunks, "LongRange.forEachChunk");
     }
 
     @ParameterizedTest(name = "parallelism={0}")
@@ -122,22 +122,22 @@ class RangeLoopTest {
                 }
                 int from = rnd.nextInt(1000) - 500;
                 AtomicIntegerArray seen = new AtomicIntegerArray(size);
-                p.parallelFor(from, from + size, i -> seen.incrementAndGet(i - from));
-                assertAllOnce(seen, "parallelFor size " + size + " batch " + batch[0] + ".." + batch[1]);
+                p.range(from, from + size).forEach(i -> seen.incrementAndGet(i - from));
+                assertAllOnce(seen, "IntRange.forEach size " + size + " batch " + batch[0] + ".." + batch[1]);
 
                 AtomicIntegerArray seenLong = new AtomicIntegerArray(size);
                 long base = rnd.nextLong() / 2;
-                p.parallelForLong(base, base + size, i -> seenLong.incrementAndGet((int) (i - base)));
-                assertAllOnce(seenLong, "parallelForLong size " + size);
+                p.range(base, base + size).forEach(i -> seenLong.incrementAndGet((int) (i - base)));
+                assertAllOnce(seenLong, "LongRange.forEach size " + size);
 
                 AtomicIntegerArray seenChunks = new AtomicIntegerArray(size);
-                p.parallelForChunks(from, from + size, (lo, hi) -> {
+                p.range(from, from + size).forEachChunk((lo, hi) -> {
                     assertTrue(lo < hi);
                     for (long i = lo; i < hi; i++) {
                         seenChunks.incrementAndGet((int) (i - from));
                     }
                 });
-                assertAllOnce(seenChunks, "parallelForChunks size " + size);
+                assertAllOnce(seenChunks, "IntRange.forEachChunk size " + size);
             }
             p.shutdownNow();
         }
@@ -153,15 +153,15 @@ class RangeLoopTest {
     void boundsAtTheIntegerLimitsDoNotOverflow() {
         WorkStealingPool p = pool(3);
         AtomicIntegerArray top = new AtomicIntegerArray(1000);
-        p.parallelFor(Integer.MAX_VALUE - 1000, Integer.MAX_VALUE, i -> top.incrementAndGet(i - (Integer.MAX_VALUE - 1000)));
+        p.range(Integer.MAX_VALUE - 1000, Integer.MAX_VALUE).forEach(i -> top.incrementAndGet(i - (Integer.MAX_VALUE - 1000)));
         assertAllOnce(top, "int top");
         AtomicIntegerArray bottom = new AtomicIntegerArray(1000);
-        p.parallelFor(Integer.MIN_VALUE, Integer.MIN_VALUE + 1000, i -> bottom.incrementAndGet(i - Integer.MIN_VALUE));
+        p.range(Integer.MIN_VALUE, Integer.MIN_VALUE + 1000).forEach(i -> bottom.incrementAndGet(i - Integer.MIN_VALUE));
         assertAllOnce(bottom, "int bottom");
         AtomicIntegerArray longTop = new AtomicIntegerArray(1000);
-        p.parallelForLong(Long.MAX_VALUE - 1000, Long.MAX_VALUE, i -> longTop.incrementAndGet((int) (i - (Long.MAX_VALUE - 1000))));
+        p.range(Long.MAX_VALUE - 1000, Long.MAX_VALUE).forEach(i -> longTop.incrementAndGet((int) (i - (Long.MAX_VALUE - 1000))));
         assertAllOnce(longTop, "long top");
-        assertEquals(1000L, p.reduceLong(Long.MIN_VALUE, Long.MIN_VALUE + 1000, 0, i -> 1, Long::sum));
+        assertEquals(1000L, p.range(Long.MIN_VALUE, Long.MIN_VALUE + 1000).reduceLong(0, i -> 1, Long::sum));
     }
 
     @Test
@@ -171,7 +171,7 @@ class RangeLoopTest {
         long n = 3L * (1L << 30) + 5;
         LongAdder count = new LongAdder();
         AtomicLong lastEnd = new AtomicLong(-7);
-        p.parallelForChunks(-7, -7 + n, (lo, hi) -> {
+        p.range(-7L, -7 + n).forEachChunk((lo, hi) -> {
             assertEquals(lastEnd.get(), lo, "one worker takes its range in order");
             lastEnd.set(hi);
             count.add(hi - lo);
@@ -188,7 +188,7 @@ class RangeLoopTest {
         for (int i = 0; i < n; i++) {
             expected.append(i).append(',');
         }
-        assertEquals(expected.toString(), p.reduce(0, n, "", i -> i + ",", String::concat));
+        assertEquals(expected.toString(), p.range(0, n).reduce("", i -> i + ",", String::concat));
 
         // 2x2 matrix products do not commute either.
         long[] identity = {1, 0, 0, 1};
@@ -196,11 +196,11 @@ class RangeLoopTest {
         for (int i = 0; i < 2_000; i++) {
             sequential = multiply(sequential, matrix(i));
         }
-        assertArrayEquals(sequential, p.reduce(0, 2_000, identity, RangeLoopTest::matrix, RangeLoopTest::multiply));
+        assertArrayEquals(sequential, p.range(0, 2_000).reduce(identity, RangeLoopTest::matrix, RangeLoopTest::multiply));
 
-        assertEquals("", p.reduce(5, 5, "", i -> "x", String::concat), "empty range gives the identity");
-        assertEquals((long) n * (n - 1) / 2, p.reduceLong(0, n, 0, i -> i, Long::sum));
-        assertEquals(n, p.reduceDouble(0, n, 0.0, i -> 1.0, Double::sum), 0.0);
+        assertEquals("", p.range(5, 5).reduce("", i -> "x", String::concat), "empty range gives the identity");
+        assertEquals((long) n * (n - 1) / 2, p.range(0L, n).reduceLong(0, i -> i, Long::sum));
+        assertEquals(n, p.range(0L, n).reduceDouble(0.0, i -> 1.0, Double::sum), 0.0);
     }
 
     static long[] matrix(int i) {
@@ -220,7 +220,7 @@ class RangeLoopTest {
         IllegalStateException boom = new IllegalStateException("index 3");
         LongAdder visited = new LongAdder();
         int n = 50_000_000;
-        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> p.parallelFor(0, n, i -> {
+        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> p.range(0, n).forEach(i -> {
             visited.increment();
             if (i == 3) {
                 throw boom;
@@ -233,7 +233,7 @@ class RangeLoopTest {
         assertRethrown(boom, assertThrows(IllegalStateException.class, () -> p.invoke(new Task<Void>() {
             @Override
             protected Void compute() {
-                p.parallelForLong(0, 1000, i -> {
+                p.range(0L, 1000L).forEach(i -> {
                     if (i == 999) {
                         throw boom;
                     }
@@ -241,7 +241,7 @@ class RangeLoopTest {
                 return null;
             }
         })));
-        assertEquals(499_500L, p.reduceLong(0, 1000, 0, i -> i, Long::sum));
+        assertEquals(499_500L, p.range(0L, 1000L).reduceLong(0, i -> i, Long::sum));
     }
 
     @Test
@@ -250,7 +250,7 @@ class RangeLoopTest {
         LongAdder visited = new LongAdder();
         java.util.concurrent.CompletableFuture<Throwable> outcome = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
             try {
-                p.parallelForLong(0, Long.MAX_VALUE, i -> visited.increment()); // would take centuries
+                p.range(0L, Long.MAX_VALUE).forEach(i -> visited.increment()); // would take centuries
                 return null;
             } catch (Throwable t) {
                 return t;
@@ -269,19 +269,19 @@ class RangeLoopTest {
         WorkStealingPool p = pool(3);
         int n = 300;
         AtomicIntegerArray seen = new AtomicIntegerArray(n * n);
-        p.parallelFor(0, n, i -> p.parallelFor(0, n, j -> seen.incrementAndGet(i * n + j)));
+        p.range(0, n).forEach(i -> p.range(0, n).forEach(j -> seen.incrementAndGet(i * n + j)));
         assertAllOnce(seen, "nested");
         long viaTask = p.invoke(new Task<Long>() {
             @Override
             protected Long compute() {
-                return p.reduceLong(0, 10_000, 0, i -> p.reduceLong(0, 10, 0, j -> 1, Long::sum), Long::sum);
+                return p.range(0L, 10_000L).reduceLong(0, i -> p.range(0L, 10L).reduceLong(0, j -> 1, Long::sum), Long::sum);
             }
         });
         assertEquals(100_000L, viaTask);
         // A loop inside a join inside a scope.
         LongAdder total = new LongAdder();
-        p.scope(s -> s.spawn(() -> p.join(() -> p.parallelFor(0, 1000, i -> total.increment()),
-                () -> p.parallelFor(0, 1000, i -> total.increment()))));
+        p.scope(s -> s.spawn(() -> p.join(() -> p.range(0, 1000).forEach(i -> total.increment()),
+                () -> p.range(0, 1000).forEach(i -> total.increment()))));
         assertEquals(2000, total.sum());
     }
 
@@ -290,7 +290,7 @@ class RangeLoopTest {
         WorkStealingPool p = pool(2);
         // The expensive indexes are all in the first worker's half: the second must steal them.
         ConcurrentHashMap.KeySetView<Thread, Boolean> expensiveRunners = ConcurrentHashMap.newKeySet();
-        p.parallelFor(0, 64, i -> {
+        p.range(0, 64).forEach(i -> {
             if (i < 32) {
                 expensiveRunners.add(Thread.currentThread());
                 long x = 0;
@@ -308,19 +308,19 @@ class RangeLoopTest {
     @Test
     void badInputIsRejectedAndLeavesThePoolUsable() {
         WorkStealingPool p = pool(2);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.parallelFor(5, 3, i -> { }));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.range(5, 3).forEach(i -> { }));
         assertTrue(e.getMessage().contains("5") && e.getMessage().contains("3"), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> p.parallelForLong(1, 0, i -> { }));
-        assertThrows(IllegalArgumentException.class, () -> p.reduce(1, 0, "", i -> "", String::concat));
-        assertEquals("body", assertThrows(NullPointerException.class, () -> p.parallelFor(0, 1, null)).getMessage());
-        assertEquals("body", assertThrows(NullPointerException.class, () -> p.parallelForChunks(0, 1, null)).getMessage());
-        assertEquals("mapper", assertThrows(NullPointerException.class, () -> p.reduceLong(0, 1, 0, null, Long::sum)).getMessage());
-        assertEquals("combiner", assertThrows(NullPointerException.class, () -> p.reduceDouble(0, 1, 0, i -> 0, null)).getMessage());
+        assertThrows(IllegalArgumentException.class, () -> p.range(1L, 0L).forEach(i -> { }));
+        assertThrows(IllegalArgumentException.class, () -> p.range(1, 0).reduce("", i -> "", String::concat));
+        assertEquals("body", assertThrows(NullPointerException.class, () -> p.range(0, 1).forEach(null)).getMessage());
+        assertEquals("body", assertThrows(NullPointerException.class, () -> p.range(0L, 1L).forEachChunk(null)).getMessage());
+        assertEquals("mapper", assertThrows(NullPointerException.class, () -> p.range(0L, 1L).reduceLong(0, null, Long::sum)).getMessage());
+        assertEquals("combiner", assertThrows(NullPointerException.class, () -> p.range(0L, 1L).reduceDouble(0, i -> 0, null)).getMessage());
         WorkStealingPool.Builder b = WorkStealingPool.builder();
         assertThrows(IllegalArgumentException.class, () -> b.loopBatch(0, 10));
         assertThrows(IllegalArgumentException.class, () -> b.loopBatch(10, 5));
         assertThrows(IllegalArgumentException.class, () -> b.loopBatch(1, 1L << 31));
-        assertEquals(3L, p.reduceLong(0, 3, 0, i -> 1, Long::sum));
+        assertEquals(3L, p.range(0L, 3L).reduceLong(0, i -> 1, Long::sum));
     }
 
     /** The cost profiles of issue 14's benchmark, as a busy-work count per index of {@code n}. */
@@ -365,12 +365,12 @@ class RangeLoopTest {
             for (Profile profile : Profile.values()) {
                 String what = profile + " batch " + batch[0] + ".." + batch[1];
                 AtomicIntegerArray seen = new AtomicIntegerArray(n);
-                p.parallelFor(0, n, i -> {
+                p.range(0, n).forEach(i -> {
                     busy(profile.work(i, n));
                     seen.incrementAndGet(i);
                 });
                 assertAllOnce(seen, what);
-                assertEquals(expected, p.reduce(0, n, "", i -> {
+                assertEquals(expected, p.range(0, n).reduce("", i -> {
                     busy(profile.work(i, n));
                     return i + ",";
                 }, String::concat), what + ": reduce order");

@@ -195,7 +195,7 @@ class SoakTest {
             case 5: { // nested loops with a reduction inside
                 int n = 1 + rnd.nextInt(200);
                 long[] sums = new long[n];
-                pool.parallelFor(0, n, i -> sums[i] = pool.reduceLong(0, i + 1, 0, k -> k, Long::sum));
+                pool.range(0, n).forEach(i -> sums[i] = pool.range(0L, i + 1).reduceLong(0, k -> k, Long::sum));
                 for (int i = 0; i < n; i++) {
                     check((long) i * (i + 1) / 2, sums[i], "loop row " + i);
                 }

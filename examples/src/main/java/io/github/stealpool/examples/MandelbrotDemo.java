@@ -8,10 +8,11 @@ import java.util.stream.IntStream;
 import javax.imageio.ImageIO;
 
 /**
- * The Mandelbrot set with {@code parallelFor} over the rows. The expensive rows (those crossing
- * the set, where points run to the iteration limit) cluster in the middle of the image, so a
- * split into equal blocks leaves some workers with most of the work; the pool's range loop
- * lets idle workers steal the rest of a busy worker's rows. Writes the image as a PNG.
+ * The Mandelbrot set with a range loop over the rows, {@code range(0, height).forEach}. The
+ * expensive rows (those crossing the set, where points run to the iteration limit) cluster in
+ * the middle of the image, so a split into equal blocks leaves some workers with most of the
+ * work; the pool's range loop lets idle workers steal the rest of a busy worker's rows. Writes
+ * the image as a PNG.
  */
 public final class MandelbrotDemo {
 
@@ -23,7 +24,7 @@ public final class MandelbrotDemo {
     /** Iterations before escape for each pixel, row by row. */
     public static int[] render(WorkStealingPool pool, int width, int height) {
         int[] counts = new int[width * height];
-        pool.parallelFor(0, height, y -> row(counts, width, height, y));
+        pool.range(0, height).forEach(y -> row(counts, width, height, y));
         return counts;
     }
 

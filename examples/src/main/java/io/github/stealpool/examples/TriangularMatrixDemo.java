@@ -6,8 +6,8 @@ import java.util.stream.IntStream;
 /**
  * C = A x B where A is lower triangular: row i of C costs i x n multiply-adds, so the work per
  * row grows linearly and the last rows are the expensive ones. Written with the chunk form of
- * the range loop, {@code parallelForChunks}, whose body gets a whole {@code [lo, hi)} batch of
- * rows and writes the loop itself (no per-index lambda call in the inner loop).
+ * the range loop, {@code range(0, n).forEachChunk}, whose body gets a whole {@code [lo, hi)}
+ * batch of rows and writes the loop itself (no per-index lambda call in the inner loop).
  */
 public final class TriangularMatrixDemo {
 
@@ -29,7 +29,7 @@ public final class TriangularMatrixDemo {
 
     public static double[] multiply(WorkStealingPool pool, double[] a, double[] b, int n) {
         double[] c = new double[n * n];
-        pool.parallelForChunks(0, n, (lo, hi) -> {
+        pool.range(0, n).forEachChunk((lo, hi) -> {
             for (int i = (int) lo; i < hi; i++) {
                 row(a, b, c, n, i);
             }

@@ -78,7 +78,7 @@ public class OversubscriptionBenchmark {
         }
         switch (pool) {
             case "stealpool":
-                return ((WorkStealingPool) executor).reduceLong(0, ELEMENTS, 0, OversubscriptionBenchmark::element, Long::sum);
+                return ((WorkStealingPool) executor).range(0L, ELEMENTS).reduceLong(0, OversubscriptionBenchmark::element, Long::sum);
             case "forkjoin":
                 return ((ForkJoinPool) executor).submit(
                         () -> LongStream.range(0, ELEMENTS).parallel().map(OversubscriptionBenchmark::element).sum()).get();

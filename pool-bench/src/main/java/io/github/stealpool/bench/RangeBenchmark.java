@@ -26,7 +26,7 @@ import org.openjdk.jmh.infra.Blackhole;
  * contender in the same run:
  * <ul>
  *   <li>{@code sequential}: a plain loop on the benchmark thread;</li>
- *   <li>{@code stealpool}: {@code pool.reduceLong} on a pool of {@code parallelism} workers;</li>
+ *   <li>{@code stealpool}: {@code pool.range(0L, n).reduceLong} on a pool of {@code parallelism} workers;</li>
  *   <li>{@code parallelStream}: {@code LongStream.range(...).parallel()} (the common pool);</li>
  *   <li>{@code forkjoinFixed}: a {@code ForkJoinPool} of {@code parallelism} workers, the range
  *       cut into one equal piece per worker up front (no rebalancing).</li>
@@ -113,7 +113,7 @@ public class RangeBenchmark {
             case "sequential":
                 return sequentialSum(f, 0, n);
             case "stealpool":
-                return ours.reduceLong(0, n, 0, f, Long::sum);
+                return ours.range(0L, n).reduceLong(0, f, Long::sum);
             case "parallelStream":
                 return LongStream.range(0, n).parallel().map(f).sum();
             default:

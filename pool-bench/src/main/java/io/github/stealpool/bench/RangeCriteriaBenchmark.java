@@ -66,7 +66,7 @@ public class RangeCriteriaBenchmark {
             }
             case "stealpool-chunks": {
                 LongAdder total = new LongAdder();
-                s.pool.parallelForChunks(0, C1_N, (lo, hi) -> {
+                s.pool.range(0L, C1_N).forEachChunk((lo, hi) -> {
                     long sum = 0;
                     for (long i = lo; i < hi; i++) {
                         sum += i;
@@ -76,7 +76,7 @@ public class RangeCriteriaBenchmark {
                 return total.sum();
             }
             default:
-                return s.pool.reduceLong(0, C1_N, 0, i -> i, Long::sum);
+                return s.pool.range(0L, C1_N).reduceLong(0, i -> i, Long::sum);
         }
     }
 
@@ -115,7 +115,7 @@ public class RangeCriteriaBenchmark {
                 return sum;
             }
             case "stealpool":
-                return s.pool.reduceLong(0, 16, 0, heavy, Long::sum);
+                return s.pool.range(0L, 16L).reduceLong(0, heavy, Long::sum);
             case "parallelStream":
                 return LongStream.range(0, 16).parallel().map(heavy).sum();
             default:

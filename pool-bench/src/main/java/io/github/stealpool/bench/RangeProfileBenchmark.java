@@ -25,7 +25,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * same run, at parallelism 2 and 8:
  * <ul>
  *   <li>{@code sequential}: a plain loop on the benchmark thread (the speed-up baseline);</li>
- *   <li>{@code stealpool}: {@code pool.reduceLong} on a pool of {@code parallelism} workers;</li>
+ *   <li>{@code stealpool}: {@code pool.range(0L, n).reduceLong} on a pool of {@code parallelism} workers;</li>
  *   <li>{@code forkjoin64}: a {@code ForkJoinPool} of {@code parallelism} workers halving the
  *       range down to leaves of at most 64 indexes (the classic hand-written divide and
  *       conquer);</li>
@@ -110,7 +110,7 @@ public class RangeProfileBenchmark {
             case "sequential":
                 return RangeBenchmark.sequentialSum(f, 0, N);
             case "stealpool":
-                return ours.reduceLong(0, N, 0, f, Long::sum);
+                return ours.range(0L, N).reduceLong(0, f, Long::sum);
             case "forkjoin64":
                 return theirs.invoke(new Halving(f, 0, N));
             case "parallelStream":

@@ -51,7 +51,7 @@ public final class RangeProfileInterleaved {
                     int n = RangeProfileBenchmark.N;
                     LongSupplier[] runs = {
                         () -> RangeBenchmark.sequentialSum(f, 0, n),
-                        () -> ours.reduceLong(0, n, 0, f, Long::sum),
+                        () -> ours.range(0L, n).reduceLong(0, f, Long::sum),
                         () -> theirs.invoke(new RangeProfileBenchmark.Halving(f, 0, n)),
                         () -> theirs.submit(() -> LongStream.range(0, n).parallel().map(f).sum()).join(),
                     };
