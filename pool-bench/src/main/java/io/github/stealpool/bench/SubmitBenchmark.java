@@ -210,7 +210,7 @@ public class SubmitBenchmark {
      * it is one of their own task types) would miss the cache on that line on every submit.
      * That happened with a lambda allocated right after the latch: on 16 cores, JDK 17, 16
      * workers, one thread submitting to our pool took 17.5 ms per 100,000 tasks instead of
-     * 2.6 ms ({@link OneProducerProbe}, {@code latch} against {@code apart}). The faster a pool
+     * 2.6 ms ({@code OneProducerProbe} in pool-lab, {@code latch} against {@code apart}). The faster a pool
      * ran the tasks in parallel, the hotter the latch's line, and the slower its submitter.
      */
     static final class CountDown extends CountDownFields implements Runnable {

@@ -38,8 +38,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *       one task; forks are never timed, so this measures what the wrapper adds around them.</li>
  * </ul>
  * The goal is a ratio of medians under 1.02 against {@code off} (issue 16); {@code pool} is the
- * timing meant to meet it. {@link TimingCostInterleaved} cross-checks {@code pool} with both
- * halves in one JVM.
+ * timing meant to meet it. On a shared machine whose load drifts, run the two modes' forks
+ * alternately (docs/lab/timing-cost.md).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -22,7 +22,7 @@ import java.util.concurrent.locks.LockSupport;
  * over that wall time; 1.0 on a pool of 8 means one worker's worth).
  *
  * <pre>
- * java -cp pool-bench/target/benchmarks.jar io.github.stealpool.bench.DrainProbe \
+ * java -cp pool-lab/target/lab.jar io.github.stealpool.bench.DrainProbe \
  *     stealpool,forkjoin 8 40 200 3
  * </pre>
  * Arguments: pools, parallelism, measured rounds (after 10 unmeasured), sample interval in

@@ -26,7 +26,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * Every contender is sampled once per round, in an order drawn per round, so a drift in a shared
  * machine's load hits all alike. Plain timing, no JMH: for a borrowed machine.
  *
- * <p>Run: {@code java -cp pool-bench/target/benchmarks.jar io.github.stealpool.bench.WakeupProbe
+ * <p>Run: {@code java -cp pool-lab/target/lab.jar io.github.stealpool.bench.WakeupProbe
  * [rounds [parallelism [idleMicros]]]} (default 2,000 rounds, the machine's cores, 2,000 us
  * idle before each wake-up); it prints the median,
  * 90th and 99th percentile of each, in microseconds, and the median time the waking thread spent

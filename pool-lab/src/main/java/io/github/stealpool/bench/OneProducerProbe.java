@@ -18,7 +18,7 @@ import java.util.concurrent.locks.LockSupport;
  * a borrowed many-core machine; the ratios to publish come from {@link ParallelismBenchmark}.
  *
  * <pre>
- * java -cp pool-bench/target/benchmarks.jar io.github.stealpool.bench.OneProducerProbe \
+ * java -cp pool-lab/target/lab.jar io.github.stealpool.bench.OneProducerProbe \
  *     stealpool,forkjoin,fixed 4,16 latch,apart,adder,multi
  * </pre>
  * Kinds of task: {@code latch}, a lambda that counts down one shared {@code CountDownLatch},

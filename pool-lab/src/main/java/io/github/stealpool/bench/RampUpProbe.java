@@ -23,7 +23,7 @@ import java.util.concurrent.locks.LockSupport;
  * it does, for our pool and {@code ForkJoinPool} alike (it watches tasks, not pool internals).
  *
  * <pre>
- * java -cp pool-bench/target/benchmarks.jar io.github.stealpool.bench.RampUpProbe \
+ * java -cp pool-lab/target/lab.jar io.github.stealpool.bench.RampUpProbe \
  *     stealpool,forkjoin 16 [n [rounds [idleMicros]]]
  * </pre>
  * Defaults: n = {@value ParallelismFibBenchmark#N}, {@value #ROUNDS} rounds after

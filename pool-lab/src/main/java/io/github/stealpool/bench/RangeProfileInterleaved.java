@@ -19,7 +19,7 @@ import java.util.stream.LongStream;
  * contender alike. A plain-timing harness, so it is a cross-check of the JMH figures, not a
  * replacement.
  *
- * <p>Run: {@code java -cp pool-bench/target/benchmarks.jar
+ * <p>Run: {@code java -cp pool-lab/target/lab.jar
  * io.github.stealpool.bench.RangeProfileInterleaved [parallelism ...]} (default 2 8; 100
  * warm-up rounds, then 500 measured, per profile and parallelism).
  */
