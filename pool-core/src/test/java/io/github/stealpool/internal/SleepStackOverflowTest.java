@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -67,8 +68,9 @@ class SleepStackOverflowTest {
 
     private static void awaitAsleep(Sleep sleep, int count, Thread t) {
         await().atMost(HANG).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
-                .until(() -> sleep.sleepingWorkers() == count
-                        && (t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TERMINATED));
+                .until(() -> t.getState() == Thread.State.TERMINATED
+                        || sleep.sleepingWorkers() == count && t.getState() == Thread.State.WAITING);
+        assertEquals(count, sleep.sleepingWorkers(), () -> t + " ended, asleep: " + sleep);
     }
 
     /** Whole state, and a post still wakes a sleeper of each index, and a wakeWorker too. */
@@ -154,8 +156,12 @@ class SleepStackOverflowTest {
             Sleep sleep = new Sleep(2, 2, () -> false, 0L);
             long jec = sleep.announceSleepy();
             AtomicReference<Object> outcome = new AtomicReference<>();
-            Thread t = sweep("joiner", () -> sleep.sleep(0, jec, () -> false, true), outcome);
-            awaitAsleep(sleep, 1, t);
+            BooleanSupplier never = () -> false; // made here: a lambda's first use links it, deep
+            Thread t = sweep("joiner", () -> sleep.sleep(0, jec, never, true), outcome);
+            await().atMost(HANG).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+                    .until(() -> t.getState() == Thread.State.TERMINATED
+                            || sleep.sleepingWorkers() == 1 && t.getState() == Thread.State.WAITING);
+            assertEquals(1, sleep.sleepingWorkers(), () -> "ended with " + outcome.get() + ": " + sleep);
             assertEquals(null, sleep.inconsistency());
             t.interrupt(); // takes itself off the stack, the path an overflow strikes here
             assertEquals(Sleep.WOKEN, finish(t, outcome));
