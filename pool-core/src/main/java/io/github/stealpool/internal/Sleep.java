@@ -30,19 +30,41 @@ import java.util.function.Consumer;
  * record. A worker is counted as sleeping and pushed on the stack in one critical section, and
  * popped and uncounted in another, so whoever holds the lock sees the count and the stack agree.
  *
- * <p>Errors: a sleep may be entered at any stack depth (a join waits in it), so a
- * StackOverflowError, or an OutOfMemoryError, may strike any call. The sleeper makes every call
- * that may fail before it counts itself, except its abort check, whose failure (any Throwable)
- * it undoes by uncounting itself; it pushes itself after the check with plain stores, no call
- * between; one taking itself off uncounts itself with its last call before the unlock. An Error
- * at its unlock or while parked takes it off the stack again, unless a waker was first (then it
- * returns that wake-up, whose duty only its caller can fulfil). A lock or unlock that throws
- * while the lock is held lets it go, having failed before or after releasing it: a retry would
- * re-enter the lock and keep it. An Error at the unlock after it took itself off is thrown, never
- * answered with a wake-up: the record marks that no waker ended this sleep, since what an earlier
- * waker left there would have the caller stop a search nobody counted, or run a job nobody
- * handed over. So the count, the stack and the records agree whatever fails, and a worker
- * counted asleep is on the stack.
+ * <p>Errors: a sleep may be entered at any stack depth (a join waits in it), and so may a
+ * wake-up (a fork's notice deep in a recursion, a completer deep in nested helping), so a
+ * StackOverflowError, or an OutOfMemoryError, may strike any call. Each sleep and each waker
+ * that takes the lock ({@code wakeOne}, {@link #wakeWorker}, {@link #tryHandOff},
+ * {@link #wakeAll}) first calls {@link StackHeadroom#ensure()}, which takes more stack than the
+ * deepest chain the section makes (the JDK's lock, park and clock included, and the sleeper's
+ * whole way out on an interrupt, a time-out or an Error) and gives it back: a real overflow
+ * strikes there, before anything is done, or nowhere in the section. The VarHandle call sites
+ * the sections use are linked by the static initializer, since a first use links deeper than
+ * any headroom; the wakers read the clock and allocate before they take the lock. Behind that
+ * check, what fails anyway (an OutOfMemoryError, or an overflow beyond the headroom) is
+ * undone: the sleeper makes every call that may fail before it counts itself, except its abort
+ * check, whose failure (any Throwable) it undoes by uncounting itself; it pushes itself after
+ * the check with plain stores, no call between; one taking itself off uncounts itself with its
+ * last call before the unlock; a waker uncounts a sleeper with the one call of its section and
+ * then pops and releases it with plain stores. An Error at the sleeper's unlock or while parked
+ * takes it off the stack again, unless a waker was first (then it returns that wake-up, whose
+ * duty only its caller can fulfil). A lock or unlock that throws while the lock is held
+ * (an overflow held back by the JDK's reserved stack until the lock's method returns) lets it
+ * go, having failed before or after releasing it: a retry would re-enter the lock and keep it.
+ * An Error at the unlock after it took itself off is thrown, never answered with a wake-up: the
+ * record marks that no waker ended this sleep, since what an earlier waker left there would have
+ * the caller stop a search nobody counted, or run a job nobody handed over. So the count, the
+ * stack and the records agree whatever fails, and a worker counted asleep is on the stack.
+ *
+ * <p>What an overflow costs: one at a waker's check loses that wake-up, and nothing else; the
+ * caller gets the Error. A post's job is published already: a forked job stays in its worker's
+ * deque, which that worker runs (the lost notice costs parallelism, never the job), but an
+ * external submission whose notice is lost waits for the next post or search; a completer's
+ * lost {@link #wakeWorker} leaves its joiner asleep until another wake-up. A hand-off that
+ * overflows hands nothing off, and the caller posts the job as usual. Not covered, since Java
+ * cannot undo it: an overflow or OutOfMemoryError in the unpark after a waker released a
+ * sleeper, beyond the headroom (the sleeper is then off the stack, uncounted, and parked until
+ * another unpark), and an error in the sleeper's way out after a waker released it but before
+ * its sleep returned, beyond the headroom (the wake-up's duty is lost with the Error).
  *
  * <h2>Falling asleep</h2>
  * A worker that ran out of work searches, counted as searching ({@link #tryStartSearching}, at
@@ -227,6 +249,10 @@ public final class Sleep extends SleepCtl {
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
+        // Rule: the VarHandle call sites the guarded sections use are linked here, once.
+        // Reason: a call site's first use links it, deeper than StackHeadroom's figure.
+        Sleep linked = new Sleep(1, 1, () -> false, 0L);
+        linked.casCtl(linked.lvCtl(), linked.addCtl(0L));
     }
 
     /** One worker's sleep record. Fields other than {@code parked}'s reads: guarded by the lock. */
@@ -354,6 +380,14 @@ public final class Sleep extends SleepCtl {
         return CTL.compareAndSet(this, expect, update);
     }
 
+    /**
+     * Adds {@code delta} to {@code ctl}, returning the value before. The one getAndAdd call
+     * site of the guarded sections, linked by the static initializer.
+     */
+    private long addCtl(long delta) {
+        return (long) CTL.getAndAdd(this, delta);
+    }
+
     private static int searching(long c) {
         return (int) ((c & SEARCHING_MASK) >>> SEARCHING_SHIFT);
     }
@@ -465,8 +499,9 @@ public final class Sleep extends SleepCtl {
     /**
      * {@code takesHandOff}: an idle worker's sleep, not one inside a join (see the hand-off).
      *
-     * <p>Errors (a StackOverflowError in a deep join, an OutOfMemoryError): the calls that may
-     * fail come before the count (the clock, the CAS itself, which fails only before it acts),
+     * <p>Errors (a StackOverflowError in a deep join, an OutOfMemoryError): a real overflow
+     * strikes at the headroom check, first, or nowhere here (see the class comment). Behind it,
+     * the calls that may fail come before the count (the clock, the CAS itself, which fails only before it acts),
      * except the abort check, whose Error is undone by uncounting; once the check passed, the
      * worker pushes itself with plain stores, no call in between, so no Error leaves a count
      * without its stack entry. An Error at the unlock or while parked takes the worker off the
@@ -475,6 +510,7 @@ public final class Sleep extends SleepCtl {
      */
     private int sleep(int index, long jecSnapshot, BooleanSupplier abort, boolean interruptible,
                       long nanos, boolean takesHandOff) {
+        StackHeadroom.ensure(); // an overflow strikes here, before anything is done, or nowhere
         Record r = records[index];
         Thread self = Thread.currentThread();
         long now = System.nanoTime();
@@ -493,11 +529,11 @@ public final class Sleep extends SleepCtl {
                 try {
                     backOut = abort.getAsBoolean();
                 } catch (Throwable e) { // whatever it throws: a sneaky checked exception too
-                    CTL.getAndAdd(this, -ONE_SLEEPING);
+                    addCtl(-ONE_SLEEPING);
                     throw e;
                 }
                 if (backOut) {
-                    CTL.getAndAdd(this, -ONE_SLEEPING);
+                    addCtl(-ONE_SLEEPING);
                 } else {
                     // From here to the flag, plain stores only.
                     r.thread = self;
@@ -540,6 +576,21 @@ public final class Sleep extends SleepCtl {
     private void acquire() {
         try {
             lock.lock();
+        } catch (RuntimeException | Error e) {
+            if (lock.isHeldByCurrentThread()) {
+                lock.unlock();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Releases the lock, as the waker's {@code finally}. If the unlock fails before it released
+     * the lock, lets it go before the Error propagates: a retry would re-enter it and keep it.
+     */
+    private void release() {
+        try {
+            lock.unlock();
         } catch (RuntimeException | Error e) {
             if (lock.isHeldByCurrentThread()) {
                 lock.unlock();
@@ -620,7 +671,7 @@ public final class Sleep extends SleepCtl {
         boolean tookOff = false;
         try {
             if (r.parked) {
-                CTL.getAndAdd(this, -ONE_SLEEPING);
+                addCtl(-ONE_SLEEPING);
                 // Uncounted: off the stack with plain stores only, keeping the others' order.
                 int k = sleeperCount - 1;
                 while (sleepers[k] != index) {
@@ -691,8 +742,10 @@ public final class Sleep extends SleepCtl {
 
     /** Pops the most recent sleeper and wakes it as a searcher, if nobody searches meanwhile. */
     private void wakeOne() {
+        StackHeadroom.ensure(); // an overflow costs this wake-up only, before anything is done
+        long now = System.nanoTime();
         Thread t;
-        lock.lock();
+        acquire();
         try {
             // Checked again under the lock: posters racing here wake one worker, not one each.
             // One that finds a searcher now is covered by that searcher (proof, third case);
@@ -712,13 +765,13 @@ public final class Sleep extends SleepCtl {
                     return;
                 }
             }
+            // Before the flag is cleared: the wakee's stopSearching must find itself counted.
+            addCtl(ONE_SEARCHING - ONE_SLEEPING);
             int index = sleepers[--sleeperCount];
             sleepersChanged();
-            // Before the flag is cleared: the wakee's stopSearching must find itself counted.
-            CTL.getAndAdd(this, ONE_SEARCHING - ONE_SLEEPING);
-            t = release(records[index], WOKEN_TO_SEARCH);
+            t = release(records[index], WOKEN_TO_SEARCH, now);
         } finally {
-            lock.unlock();
+            release();
         }
         LockSupport.unpark(t);
     }
@@ -736,10 +789,12 @@ public final class Sleep extends SleepCtl {
         if (!allAsleep.value) {
             return false;
         }
+        StackHeadroom.ensure(); // an overflow here hands nothing off: the caller posts the job
+        long now = System.nanoTime();
         Thread t;
-        lock.lock();
+        acquire();
         try {
-            if (!topTakesHandOff(System.nanoTime())) {
+            if (!topTakesHandOff(now)) {
                 return false;
             }
             long c;
@@ -762,9 +817,9 @@ public final class Sleep extends SleepCtl {
             r.handOff = job; // published by the release's volatile write of r.parked
             r.handOffJec = next >>> JEC_SHIFT;
             r.handOffs++;
-            t = release(r, HANDED_OFF);
+            t = release(r, HANDED_OFF, now);
         } finally {
-            lock.unlock();
+            release();
         }
         LockSupport.unpark(t);
         return true;
@@ -784,11 +839,12 @@ public final class Sleep extends SleepCtl {
 
     /** Whether {@link #tryHandOff} would hand a job off now. For tests, which wait for it. */
     boolean handOffReady() {
-        lock.lock();
+        long now = System.nanoTime();
+        acquire();
         try {
-            return topTakesHandOff(System.nanoTime()) && wantsWaker(lvCtl());
+            return topTakesHandOff(now) && wantsWaker(lvCtl());
         } finally {
-            lock.unlock();
+            release();
         }
     }
 
@@ -826,62 +882,75 @@ public final class Sleep extends SleepCtl {
 
     /** Wakes worker {@code index} if it sleeps (its latch was set); not as a searcher. */
     public void wakeWorker(int index) {
+        StackHeadroom.ensure(); // an overflow costs this wake-up only, before anything is done
+        long now = System.nanoTime();
         Thread t;
-        lock.lock();
+        acquire();
         try {
             Record r = records[index];
             if (!r.parked) {
                 return;
             }
+            addCtl(-ONE_SLEEPING);
             removeSleeper(index);
-            CTL.getAndAdd(this, -ONE_SLEEPING);
-            t = release(r, WOKEN);
+            t = release(r, WOKEN, now);
         } finally {
-            lock.unlock();
+            release();
         }
         LockSupport.unpark(t);
     }
 
     /** Wakes every sleeping worker (shutdown). */
     public void wakeAll() {
-        Thread[] woken;
-        lock.lock();
+        StackHeadroom.ensure(); // an overflow costs these wake-ups only, before anything is done
+        long now = System.nanoTime();
+        Thread[] woken = new Thread[records.length]; // allocated before the lock: no OOM inside
+        acquire();
         try {
-            woken = new Thread[sleeperCount];
             for (int k = 0; sleeperCount > 0; k++) {
+                addCtl(-ONE_SLEEPING);
                 int index = sleepers[--sleeperCount];
-                CTL.getAndAdd(this, -ONE_SLEEPING);
-                woken[k] = release(records[index], WOKEN);
+                woken[k] = release(records[index], WOKEN, now);
             }
             sleepersChanged();
         } finally {
-            lock.unlock();
+            release();
         }
         for (Thread t : woken) {
+            if (t == null) {
+                break;
+            }
             LockSupport.unpark(t);
         }
     }
 
-    /** Under the lock: ends {@code r}'s sleep and returns its thread, for unparking. */
-    private static Thread release(Record r, int how) {
+    /**
+     * Under the lock: ends {@code r}'s sleep and returns its thread, for unparking; {@code now}
+     * was read before the lock. Plain stores and the flag's write: nothing here can fail.
+     */
+    private static Thread release(Record r, int how, long now) {
         r.wokenAs = how;
         r.wakeups++;
-        endPark(r);
+        long parked = now - r.parkStart;
+        if (parked > 0L) {
+            r.parkedNanos += parked;
+        }
         r.parked = false;
         return r.thread;
     }
 
-    private static void endPark(Record r) {
-        r.parkedNanos += Math.max(0L, System.nanoTime() - r.parkStart);
-    }
-
-    /** Under the lock: removes {@code index} from the stack, keeping the others' order. */
+    /**
+     * Under the lock: removes {@code index} from the stack, keeping the others' order. Plain
+     * stores only (no arraycopy, a call): nothing here can fail.
+     */
     private void removeSleeper(int index) {
         int k = sleeperCount - 1;
         while (sleepers[k] != index) {
             k--; // present: its record is parked, and parked records are on the stack
         }
-        System.arraycopy(sleepers, k + 1, sleepers, k, sleeperCount - 1 - k);
+        for (; k < sleeperCount - 1; k++) {
+            sleepers[k] = sleepers[k + 1];
+        }
         sleeperCount--;
         sleepersChanged();
     }
@@ -946,9 +1015,9 @@ public final class Sleep extends SleepCtl {
         long wakeups = 0;
         long nanos = 0;
         long handOffs = 0;
-        lock.lock();
+        long now = System.nanoTime();
+        acquire();
         try {
-            long now = System.nanoTime();
             for (Record r : records) {
                 parks += r.parks;
                 wakeups += r.wakeups;
@@ -959,7 +1028,7 @@ public final class Sleep extends SleepCtl {
                 }
             }
         } finally {
-            lock.unlock();
+            release();
         }
         return new long[] {parks, wakeups, nanos, handOffs};
     }
@@ -970,11 +1039,11 @@ public final class Sleep extends SleepCtl {
      * {@code Scheduler.isQuiescent}, off the hot paths.
      */
     long readUnderLock() {
-        lock.lock();
+        acquire();
         try {
             return lvCtl();
         } finally {
-            lock.unlock();
+            release();
         }
     }
 
