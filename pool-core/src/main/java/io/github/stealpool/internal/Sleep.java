@@ -28,7 +28,7 @@ import java.util.function.Consumer;
  * first woken: its caches are warm and its core the least likely to be in a deep idle state,
  * as in {@code ForkJoinPool}'s idle stack and tokio's sleeper list) and each worker's sleep
  * record. A worker is counted as sleeping and pushed on the stack in one critical section, and
- * popped and uncounted in another, so whoever holds the lock sees the count and the stack agree.
+ * uncounted and popped in another, so whoever holds the lock sees the count and the stack agree.
  *
  * <p>Errors: a sleep may be entered at any stack depth (a join waits in it), and so may a
  * wake-up (a fork's notice deep in a recursion, a completer deep in nested helping), so a
@@ -44,16 +44,19 @@ import java.util.function.Consumer;
  * undone: the sleeper makes every call that may fail before it counts itself, except its abort
  * check, whose failure (any Throwable) it undoes by uncounting itself; it pushes itself after
  * the check with plain stores, no call between; one taking itself off uncounts itself with its
- * last call before the unlock; a waker uncounts a sleeper with the one call of its section and
- * then pops and releases it with plain stores. An Error at the sleeper's unlock or while parked
+ * last call before the unlock. A waker relies on the headroom alone: it uncounts a sleeper, then
+ * pops and releases it through small methods (no allocation, no clock, no first link), and an
+ * overflow beyond the headroom between the uncount and the release is not undone (the count
+ * would then read one less than the stack). An Error at the sleeper's unlock or while parked
  * takes it off the stack again, unless a waker was first (then it returns that wake-up, whose
  * duty only its caller can fulfil). A lock or unlock that throws while the lock is held
  * (an overflow held back by the JDK's reserved stack until the lock's method returns) lets it
  * go, having failed before or after releasing it: a retry would re-enter the lock and keep it.
  * An Error at the unlock after it took itself off is thrown, never answered with a wake-up: the
  * record marks that no waker ended this sleep, since what an earlier waker left there would have
- * the caller stop a search nobody counted, or run a job nobody handed over. So the count, the
- * stack and the records agree whatever fails, and a worker counted asleep is on the stack.
+ * the caller stop a search nobody counted, or run a job nobody handed over. So, within the
+ * headroom, the count, the stack and the records agree whatever fails, and a worker counted
+ * asleep is on the stack.
  *
  * <p>What an overflow costs: one at a waker's check loses that wake-up, and nothing else; the
  * caller gets the Error. A post's job is published already: a forked job stays in its worker's
@@ -251,8 +254,18 @@ public final class Sleep extends SleepCtl {
         }
         // Rule: the VarHandle call sites the guarded sections use are linked here, once.
         // Reason: a call site's first use links it, deeper than StackHeadroom's figure.
-        Sleep linked = new Sleep(1, 1, () -> false, 0L);
+        Sleep linked = new Sleep(1, 1, NeverAbort.INSTANCE, 0L);
         linked.casCtl(linked.lvCtl(), linked.addCtl(0L));
+    }
+
+    /** A plain class, not a lambda: a lambda's first use bootstraps deep in the initializer. */
+    private static final class NeverAbort implements BooleanSupplier {
+        static final NeverAbort INSTANCE = new NeverAbort();
+
+        @Override
+        public boolean getAsBoolean() {
+            return false;
+        }
     }
 
     /** One worker's sleep record. Fields other than {@code parked}'s reads: guarded by the lock. */
@@ -1035,7 +1048,7 @@ public final class Sleep extends SleepCtl {
 
     /**
      * The state word read under the lock: no worker is then between counting itself asleep and
-     * backing out, and no waker between popping a sleeper and uncounting it. For
+     * backing out, and no waker between uncounting a sleeper and popping it. For
      * {@code Scheduler.isQuiescent}, off the hot paths.
      */
     long readUnderLock() {
