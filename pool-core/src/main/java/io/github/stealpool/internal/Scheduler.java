@@ -180,7 +180,7 @@ public final class Scheduler {
     /** Created slots, a prefix of {@link #workers}; raised under mainLock, never lowered. */
     private volatile int slots;
     final InjectionQueue injection;
-    /** Workers take their own tasks oldest first: see the constructor. */
+    /** Workers take their own tasks oldest first: see {@link SchedulerConfig#fifo}. */
     final boolean fifo;
     final Sleep sleep;
 
@@ -238,59 +238,22 @@ public final class Scheduler {
      */
     private final long[] externalReported = new long[1]; // guarded by itself
 
-    /**
-     * @param parallelism    number of workers
-     * @param name           used in thread names (default factory) and {@link #toString()}
-     * @param threadFactory  creates the worker threads; null for the pool's own
-     * @param daemon         whether the pool's own threads are daemons
-     * @param failureHandler receives what tasks run by {@code execute} throw; null for the worker
-     *                       thread's own uncaught-exception handler
-     * @param spinRounds     an idle worker's searches with a spin-wait pause before it parks
-     * @param yieldRounds    then its searches with a {@link Thread#yield()} before it parks
-     */
-    public Scheduler(int parallelism, String name, ThreadFactory threadFactory, boolean daemon,
-                     Thread.UncaughtExceptionHandler failureHandler, int spinRounds, int yieldRounds) {
-        this(parallelism, name, threadFactory, daemon, failureHandler, spinRounds, yieldRounds, false);
-    }
-
-    /**
-     * As the constructor above; with {@code fifo} each worker takes its own deque's tasks oldest
-     * first, from the top, as thieves do ({@code ForkJoinPool}'s asyncMode). Joins still run a
-     * task's own forks newest first ({@link Worker}).
-     */
-    public Scheduler(int parallelism, String name, ThreadFactory threadFactory, boolean daemon,
-                     Thread.UncaughtExceptionHandler failureHandler, int spinRounds, int yieldRounds,
-                     boolean fifo) {
-        this(parallelism, name, threadFactory, daemon, failureHandler, spinRounds, yieldRounds, fifo,
-                0, 1L);
-    }
-
-    /**
-     * As the constructor above, with compensation for blocking calls: while workers are inside
-     * {@code blocking} calls, up to {@code maxSpares} spare threads run tasks in their place
-     * (see "Blocking calls" in the class comment).
-     *
-     * @param maxSpares           the most spare threads alive at once; 0 for none
-     * @param spareKeepAliveNanos how long an idle spare with nobody to stand in for waits before
-     *                            it retires; positive
-     */
-    public Scheduler(int parallelism, String name, ThreadFactory threadFactory, boolean daemon,
-                     Thread.UncaughtExceptionHandler failureHandler, int spinRounds, int yieldRounds,
-                     boolean fifo, int maxSpares, long spareKeepAliveNanos) {
-        if (maxSpares < 0 || spareKeepAliveNanos <= 0L) {
-            throw new IllegalArgumentException("maxSpares " + maxSpares + " must be >= 0 and the "
-                    + "keep-alive " + spareKeepAliveNanos + " ns positive");
-        }
+    /** Builds the workers and queues; {@link #start()} starts the threads. */
+    public Scheduler(SchedulerConfig config) {
+        int parallelism = config.parallelism();
+        int maxSpares = config.maxSpares();
+        int spinRounds = config.spinRounds();
+        int yieldRounds = config.yieldRounds();
         this.parallelism = parallelism;
         this.maxSpares = maxSpares;
-        this.spareKeepAliveNanos = spareKeepAliveNanos;
+        this.spareKeepAliveNanos = config.spareKeepAliveNanos();
         this.spinRounds = spinRounds;
         this.yieldRounds = yieldRounds;
-        this.fifo = fifo;
-        this.name = name;
-        this.threadFactory = threadFactory;
-        this.daemon = daemon;
-        this.failureHandler = failureHandler;
+        this.fifo = config.fifo();
+        this.name = config.name();
+        this.threadFactory = config.threadFactory();
+        this.daemon = config.daemon();
+        this.failureHandler = config.failureHandler();
         int total = parallelism + maxSpares;
         // After shutdown an idle worker retires rather than sleeps, unless it is the last one
         // free to run what blocked workers fork ("Blocking calls" above): then it sleeps.
