@@ -7,7 +7,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
@@ -111,46 +110,11 @@ import org.slf4j.LoggerFactory;
  * which runs its task exactly when it runs. Only {@code shutdownNow}'s returned list is
  * unwrapped, after its sweep, so its caller gets the tasks as submitted.
  *
- * <h2>Blocking calls: spare threads</h2>
- * A worker entering {@code WorkStealingPool.blocking} counts itself in {@code blockedWorkers}
- * ({@link #beginBlocking}) and, while fewer spares are alive than workers blocked, starts a
- * spare thread, up to {@code maxSpares}. A spare runs a Worker in a slot past
- * {@code parallelism}: its own deque and sleep record, searched by thieves and swept by
- * shutdown like any other, so it runs the pool's queue, the blocked worker's deque, anything.
- * {@code activeSpares} changes only under mainLock, and so do raises of {@code blockedWorkers},
- * each followed there by {@link #topUpSpares}; so after each unlock {@code activeSpares} is at
- * least {@code min(blockedWorkers, maxSpares)} (lowering {@code blockedWorkers} without the lock
- * only widens the margin). Less only while a thread cannot be created, or while every spare slot
- * still holds the thread of a retiring spare: {@link #workerExited} frees the slot and tops up
- * again, under the lock. So {@code parallelism} threads stay free to run tasks. A spare whose
- * own deque is empty between two tasks retires ({@link #retireSpare}) if more spares are alive
- * than workers blocked, so a busy pool does not stay above its parallelism once the blocking
- * calls end. An idle spare parks with a time limit, the keep-alive ({@link Sleep#sleepAtMost});
- * once it ran out, the spare searches once more, as Sleep's proof asks of a sleeper that took
- * itself off, and retires under the same condition, or else parks again.
- * <ul>
- *   <li><b>Nothing lost.</b> A spare follows the rules above as a worker does: it retires
- *       with its deque empty (between two tasks or idle; only its owner pushes there), exits
- *       at STOP leaving its deque alone, and if it dies its tasks are handed on like those of a
- *       worker that cannot be replaced. While the pool runs it may leave without a last search
- *       because {@code parallelism} threads not blocked stay, and search when done (Sleep's
- *       proof, fourth case); after shutdown only through {@link #tryRetire}, as the last worker
- *       to leave must, so no accepted task is left queued.</li>
- *   <li><b>After shutdown</b> the queues only need to drain: a worker may retire (queues empty,
- *       under mainLock) only if a thread not blocked in a {@code blocking} call stays, to run
- *       what the blocked ones fork; the last such thread sleeps instead (Sleep's
- *       {@code mustNotSleep} lets it), and {@link #endBlocking} wakes the sleepers so it can
- *       leave once nobody blocks. A spare is started only if no free thread is left.</li>
- *   <li><b>One thread per slot.</b> A spare slot takes a new thread only once its last thread
- *       left {@link #workerExited}, under mainLock, after which that thread touches the Worker
- *       no more; the lock, then {@code Thread.start}, make the old thread's writes visible to
- *       the new one. The deque keeps a single owner.</li>
- *   <li><b>New slots are seen.</b> A slot's Worker and deque are stored before {@code slots}
- *       (volatile, only raised) counts them, and readers without the lock read {@code slots}
- *       first. A spare's first push follows its thread's start, hence the raise; a search that
- *       Sleep's proof counts on follows the push's notice in the synchronization order, so its
- *       read of {@code slots} includes the spare's deque.</li>
- * </ul>
+ * <h2>Blocking calls</h2>
+ * Workers inside {@code WorkStealingPool.blocking} calls are stood in for by spare threads, in
+ * slots past {@code parallelism}: see {@link SpareThreads}, which holds the rules and their
+ * proof, and which changes the life-cycle fields below together with its own, under
+ * {@code mainLock}.
  */
 public final class Scheduler {
 
@@ -164,7 +128,7 @@ public final class Scheduler {
     /** The configured number of workers: the slots below it, each with a thread from start. */
     final int parallelism;
     /**
-     * Every worker slot: {@link #parallelism} workers, then room for {@link #maxSpares} spare
+     * Every worker slot: {@link #parallelism} workers, then room for {@code maxSpares} spare
      * threads that stand in for workers blocked in {@code WorkStealingPool.blocking}. Spare
      * slots are created on first use, under mainLock, and reused; {@link #slots} counts the
      * created ones, always a prefix. Readers without the lock read {@code slots} (volatile)
@@ -189,7 +153,8 @@ public final class Scheduler {
     private final boolean daemon;
     private final Thread.UncaughtExceptionHandler failureHandler; // null: the thread's own
 
-    private volatile int runState;
+    /** Read, and under mainLock written, by {@link SpareThreads} too. */
+    volatile int runState;
     /**
      * Null while no {@link TaskTimingListener} listens (then a submission costs this one
      * volatile read more); else the listeners and samplers (TaskTimer). Replaced under
@@ -201,26 +166,20 @@ public final class Scheduler {
     /** Test seam ({@link ShutdownProbe}); set only before {@link #start()}. */
     ShutdownProbe probe = ShutdownProbe.NONE;
 
-    private final ReentrantLock mainLock = new ReentrantLock();
+    final ReentrantLock mainLock = new ReentrantLock();
     private final Condition termination = mainLock.newCondition();
-    /** Written under mainLock; volatile so statistics can read it without the lock. */
-    private volatile int liveWorkers;
-    /** At most this many spare threads at once; 0 turns compensation off. */
-    private final int maxSpares;
-    /** How long a spare thread may stay parked, with nobody to stand in for, before it retires. */
-    final long spareKeepAliveNanos;
-    private final int spinRounds;
-    private final int yieldRounds;
     /**
-     * Threads inside {@code blocking} calls, nested ones counted once. Raised under mainLock
-     * (each raise is followed by the check for a spare, under the same lock); lowered without
-     * it, which can only delay a spare's retirement, never leave a blocked worker without one.
+     * Written under mainLock (by {@link SpareThreads} too); volatile so statistics can read it
+     * without the lock.
      */
-    private final AtomicInteger blockedWorkers = new AtomicInteger();
-    /** Spare threads started and not retired. Written under mainLock. */
-    private volatile int activeSpares;
-    /** Spare threads started, ever. Written under mainLock. */
-    private volatile long compensations;
+    volatile int liveWorkers;
+    /**
+     * Spare threads for workers in blocking calls. Its own class, reached through this final
+     * field only off a task's path: blocking calls, a spare's retirement, shutdown.
+     */
+    final SpareThreads spares;
+    final int spinRounds;
+    final int yieldRounds;
     /** Submissions refused with RejectedExecutionException; only the refusing path writes it. */
     private final LongAdder rejectedSubmissions = new LongAdder();
     /** Completed after termination, outside mainLock, so callbacks cannot block the pool. */
@@ -242,11 +201,10 @@ public final class Scheduler {
     public Scheduler(SchedulerConfig config) {
         int parallelism = config.parallelism();
         int maxSpares = config.maxSpares();
+        this.spares = new SpareThreads(this, maxSpares, config.spareKeepAliveNanos());
         int spinRounds = config.spinRounds();
         int yieldRounds = config.yieldRounds();
         this.parallelism = parallelism;
-        this.maxSpares = maxSpares;
-        this.spareKeepAliveNanos = config.spareKeepAliveNanos();
         this.spinRounds = spinRounds;
         this.yieldRounds = yieldRounds;
         this.fifo = config.fifo();
@@ -256,9 +214,11 @@ public final class Scheduler {
         this.failureHandler = config.failureHandler();
         int total = parallelism + maxSpares;
         // After shutdown an idle worker retires rather than sleeps, unless it is the last one
-        // free to run what blocked workers fork ("Blocking calls" above): then it sleeps.
+        // free to run what blocked workers fork (SpareThreads, "After shutdown"): then it sleeps.
+        // The spares are reached only once the pool is shut down, so Sleep's path while it runs
+        // reads the run state alone, as before.
         this.sleep = new Sleep(parallelism, total,
-                () -> runState >= STOP || runState >= SHUTDOWN && leavingKeepsAFreeThread());
+                () -> runState >= STOP || runState >= SHUTDOWN && spares.leavingKeepsAFreeThread());
         // Two stripes per worker: concurrent submitters seldom share one (InjectionQueue).
         this.injection = new InjectionQueue(2 * parallelism, sleep::notifyNewJob);
         this.workers = new Worker[total];
@@ -275,6 +235,11 @@ public final class Scheduler {
     /** Number of created worker slots: read it before reading {@link #workers} or {@link #deques}. */
     int slots() {
         return slots;
+    }
+
+    /** Under mainLock: counts a new spare slot, stored before (a volatile write). */
+    void publishSlots(int n) {
+        slots = n;
     }
 
     // ------------------------------------------------------------------ start
@@ -323,7 +288,7 @@ public final class Scheduler {
         }
     }
 
-    private Thread newThread(Worker w) {
+    Thread newThread(Worker w) {
         if (threadFactory == null) {
             WorkerThread t = new WorkerThread(w, name + "-worker-" + w.index, daemon);
             t.setPriority(Thread.NORM_PRIORITY);
@@ -652,7 +617,7 @@ public final class Scheduler {
     boolean tryRetire(Worker w) {
         mainLock.lock();
         try {
-            if (!injection.isEmpty() || !leavingKeepsAFreeThread()) {
+            if (!injection.isEmpty() || !spares.leavingKeepsAFreeThread()) {
                 return false;
             }
             for (int i = 0, n = slots; i < n; i++) {
@@ -662,166 +627,8 @@ public final class Scheduler {
             }
             w.retired = true;
             if (w.spare) {
-                activeSpares--;
+                spares.retiredAfterShutdown();
             }
-            workerGone();
-            return true;
-        } finally {
-            mainLock.unlock();
-            fireTermination();
-        }
-    }
-
-    // ------------------------------------------------------------------ blocking calls
-
-    /**
-     * Called by a worker entering the outermost {@code blocking} call on its thread: counts it
-     * blocked and, if fewer spares are alive than workers blocked, starts one (up to
-     * {@link #maxSpares}; not once the pool is stopping). Never throws: a spare that cannot be
-     * created or started is logged, and the call blocks uncompensated.
-     */
-    void beginBlocking() {
-        mainLock.lock();
-        try {
-            blockedWorkers.incrementAndGet();
-            topUpSpares();
-        } finally {
-            mainLock.unlock();
-        }
-    }
-
-    /**
-     * Called by a worker leaving its outermost {@code blocking} call. No lock, and nothing to
-     * start: a spare no longer needed retires by itself ({@link #retireSpare}). After shutdown
-     * it wakes the sleepers: one kept asleep as the last thread free for blocked workers
-     * ({@link #leavingKeepsAFreeThread}) may retire now. Its check, under Sleep's lock, either
-     * comes after this decrement or finds it asleep when {@code wakeAll} runs.
-     */
-    void endBlocking() {
-        blockedWorkers.decrementAndGet();
-        if (runState >= SHUTDOWN) {
-            sleep.wakeAll();
-        }
-    }
-
-    /**
-     * Whether a worker leaving now would leave a thread not blocked in a {@code blocking} call,
-     * to run what the blocked ones fork or wait for; true if none is blocked. After shutdown
-     * this, not the spares' count, decides who may leave: the queues only need to drain.
-     */
-    private boolean leavingKeepsAFreeThread() {
-        int blocked = blockedWorkers.get();
-        return blocked == 0 || liveWorkers - 1 - blocked >= 1;
-    }
-
-    /**
-     * Under mainLock: whether to start another spare. While the pool runs, until as many are
-     * alive as workers are blocked, keeping {@code parallelism} threads free; after shutdown,
-     * only while no thread is free (the other workers retired, and the ones left all block):
-     * one free thread is enough to drain the queues, and more would only retire again.
-     */
-    private boolean wantsSpare() {
-        if (activeSpares >= maxSpares || runState >= STOP) {
-            return false;
-        }
-        int blocked = blockedWorkers.get();
-        return runState == RUNNING ? activeSpares < blocked : liveWorkers - blocked < 1;
-    }
-
-    /**
-     * Under mainLock: starts spares until as many are alive as workers are blocked (up to
-     * maxSpares), unless the pool is stopping. Called when a worker blocks and when a spare
-     * slot is freed: a blocking call that came while every slot still held a retiring spare's
-     * thread gets its spare as soon as that thread is gone, not never. Never throws: a thread
-     * that cannot be created or started is logged, and the call blocks uncompensated until the
-     * next try.
-     */
-    private void topUpSpares() {
-        try {
-            while (wantsSpare()) {
-                if (!startSpare()) {
-                    return;
-                }
-            }
-        } catch (Throwable e) {
-            try {
-                LOG.warn("{}: could not start a spare thread for a blocking call; it blocks "
-                        + "uncompensated", name, e);
-            } catch (Throwable ignored) {
-                // out of memory: the call still runs
-            }
-        }
-    }
-
-    /**
-     * Under mainLock: starts a spare thread in a free spare slot, creating the slot if none is
-     * free. A slot is free once its last thread has left {@link #workerExited} (under this
-     * lock), so one Worker never has two threads. If every slot still has a thread (spares
-     * retiring but not yet gone), nothing is started.
-     */
-    private boolean startSpare() {
-        Worker spare = null;
-        int n = slots;
-        for (int i = parallelism; i < n; i++) {
-            if (workers[i].slotFree) {
-                spare = workers[i];
-                break;
-            }
-        }
-        if (spare == null) {
-            if (n == workers.length) {
-                return false; // topped up when a retiring spare's thread is gone
-            }
-            spare = new Worker(this, n, spinRounds, yieldRounds, true);
-            workers[n] = spare;
-            deques[n] = spare.deque;
-            slots = n + 1; // volatile: publishes the slot to thieves and statistics
-        }
-        Thread t = newThread(spare);
-        spare.slotFree = false;
-        spare.retired = false;
-        spare.thread = t;
-        liveWorkers++;
-        activeSpares++;
-        try {
-            t.start();
-        } catch (Throwable e) {
-            liveWorkers--;
-            activeSpares--;
-            spare.slotFree = true;
-            if (e instanceof IllegalThreadStateException) {
-                throw new IllegalStateException("threadFactory returned a thread that was already started", e);
-            }
-            throw e;
-        }
-        compensations++;
-        return true;
-    }
-
-    /** Whether more spares are alive than workers blocked: two volatile reads, no lock. */
-    boolean sparesInSurplus() {
-        return activeSpares > blockedWorkers.get();
-    }
-
-    /**
-     * Called by a spare with an empty deque (between tasks, or idle for its whole keep-alive):
-     * while the pool runs, it retires if more spares are alive than workers blocked. Those left
-     * are enough to keep {@code parallelism} threads free to run tasks, which is also what lets
-     * it leave without a last search (Sleep's proof, fourth case). After shutdown spares leave
-     * only through {@link #tryRetire}, which looks at the queues under the lock, as the last
-     * worker to leave must ("Nothing lost"); the regular workers may be gone by then.
-     */
-    boolean retireSpare(Worker w) {
-        if (!sparesInSurplus() || runState != RUNNING) {
-            return false; // the common answer without the lock
-        }
-        mainLock.lock();
-        try {
-            if (!sparesInSurplus() || runState != RUNNING) {
-                return false;
-            }
-            w.retired = true;
-            activeSpares--;
             workerGone();
             return true;
         } finally {
@@ -835,11 +642,10 @@ public final class Scheduler {
         mainLock.lock();
         try {
             if (w.retired) {
-                // Counted off by tryRetire or retireSpare; a spare's slot may now take a new
-                // thread: this one touches the Worker no more.
+                // Counted off by tryRetire or SpareThreads.retire; a spare's slot may now take a
+                // new thread: this one touches the Worker no more.
                 if (w.spare) {
-                    w.slotFree = true;
-                    topUpSpares();
+                    spares.slotFreed(w);
                 }
                 return;
             }
@@ -872,9 +678,7 @@ public final class Scheduler {
                 sleep.notifyNewJob();
             }
             if (w.spare) {
-                activeSpares--;
-                w.slotFree = true;
-                topUpSpares(); // a spare that died leaves a blocked worker uncovered
+                spares.exitedUnretired(w); // a spare that died leaves a blocked worker uncovered
             }
             workerGone();
         } finally {
@@ -883,7 +687,7 @@ public final class Scheduler {
         }
     }
 
-    private void workerGone() { // under mainLock
+    void workerGone() { // under mainLock
         if (--liveWorkers == 0) {
             if (runState < SHUTDOWN) {
                 LOG.error("{}: every worker died while the pool was running", name);
@@ -903,7 +707,7 @@ public final class Scheduler {
     }
 
     /** After releasing mainLock: completes {@link #terminationFuture()} once terminated. */
-    private void fireTermination() {
+    void fireTermination() {
         if (runState == TERMINATED && !terminated.isDone()) {
             terminated.complete(null);
         }
@@ -1092,7 +896,7 @@ public final class Scheduler {
         return new PoolStats(completed, failed, external, fromWorkers, rejectedSubmissions.sum(),
                 steals, attempts, idle[0], idle[1], idle[2], queuedTasks(),
                 active, Math.min(running, size), parked, size, parallelism,
-                Math.min(blockedWorkers.get(), size), compensations);
+                Math.min(spares.blockedWorkers(), size), spares.compensations());
     }
 
     public String runStateName() {
