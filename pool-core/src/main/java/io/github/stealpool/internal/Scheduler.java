@@ -8,7 +8,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import io.github.stealpool.PoolStats;
@@ -180,22 +179,14 @@ public final class Scheduler {
     final SpareThreads spares;
     final int spinRounds;
     final int yieldRounds;
-    /** Submissions refused with RejectedExecutionException; only the refusing path writes it. */
-    private final LongAdder rejectedSubmissions = new LongAdder();
+    /**
+     * The statistics and their counts kept here (refusals, offers that were no submissions).
+     * Reached through this final field only off the accepting path: a refusal, a late
+     * submitter's settling, a dead worker's hand-on, and statistics readers.
+     */
+    final StatisticsAssembly statistics;
     /** Completed after termination, outside mainLock, so callbacks cannot block the pool. */
     private final CompletableFuture<Void> terminated = new CompletableFuture<>();
-
-    /**
-     * Offers to the injection queue that were not submissions: tasks put back while settling a
-     * race with shutdownNow, a dead worker's tasks handed on, and late tasks rejected after
-     * their offer. Subtracted from the queue's offer count. Written under mainLock.
-     */
-    private volatile long offersNotSubmitted;
-    /**
-     * Largest external-submission count reported, which keeps the counter monotonic. Its own
-     * object, so that statistics readers never write next to the fields every submitter reads.
-     */
-    private final long[] externalReported = new long[1]; // guarded by itself
 
     /** Builds the workers and queues; {@link #start()} starts the threads. */
     public Scheduler(SchedulerConfig config) {
@@ -212,6 +203,7 @@ public final class Scheduler {
         this.threadFactory = config.threadFactory();
         this.daemon = config.daemon();
         this.failureHandler = config.failureHandler();
+        this.statistics = new StatisticsAssembly(this);
         int total = parallelism + maxSpares;
         // After shutdown an idle worker retires rather than sleeps, unless it is the last one
         // free to run what blocked workers fork (SpareThreads, "After shutdown"): then it sleeps.
@@ -390,7 +382,7 @@ public final class Scheduler {
         try {
             w.deque.push(task);
         } catch (IllegalStateException full) {
-            rejectedSubmissions.increment();
+            statistics.rejectedSubmissions.increment();
             throw new RejectedExecutionException(name + ": " + full.getMessage(), full);
         }
         VarHandle.fullFence(); // order the deque's release store before the reads below (Sleep)
@@ -475,8 +467,8 @@ public final class Scheduler {
             List<Runnable> pieces = takeForkJoinPieces(stranded);
             // Each offer below repeats one counted before, and ours, if rejected, was no
             // submission (a local one was never counted). Subtracted before the offers, so a
-            // concurrent reading errs low, which statistics() clamps.
-            offersNotSubmitted += stranded.size() + (mine && external ? 1 : 0);
+            // concurrent reading errs low, which StatisticsAssembly.snapshot() clamps.
+            statistics.offersNotSubmitted += stranded.size() + (mine && external ? 1 : 0);
             for (Runnable r : stranded) {
                 injection.offer(r); // first: the plain tasks are back whatever abandon does
             }
@@ -546,7 +538,7 @@ public final class Scheduler {
     }
 
     private RejectedExecutionException rejected() {
-        rejectedSubmissions.increment();
+        statistics.rejectedSubmissions.increment();
         return new RejectedExecutionException(name + " is shut down; task rejected");
     }
 
@@ -671,7 +663,7 @@ public final class Scheduler {
                 for (Runnable t; (t = w.deque.pop()) != null; ) {
                     orphans.add(t);
                 }
-                offersNotSubmitted += orphans.size();
+                statistics.offersNotSubmitted += orphans.size();
                 for (Runnable t : orphans) {
                     injection.offer(t);
                 }
@@ -828,75 +820,14 @@ public final class Scheduler {
         return sleep.sleepingWorkers();
     }
 
-    /**
-     * The idle phases so far, summed over the workers: {@code [spin rounds, yield rounds,
-     * parks]}. For tests of the idle strategy.
-     */
+    /** See {@link StatisticsAssembly#idleRounds()}. */
     public long[] idleRounds() {
-        long spins = 0;
-        long yields = 0;
-        for (int i = 0, n = slots; i < n; i++) {
-            Worker w = workers[i];
-            spins += w.stats.spinRounds();
-            yields += w.stats.yieldRounds();
-        }
-        return new long[] {spins, yields, sleep.idleTotals()[0]};
+        return statistics.idleRounds();
     }
 
-    /**
-     * A snapshot of the statistics: the workers' counters summed, the idle totals, and the
-     * current levels. Each figure is read without stopping the pool, so they are exact only
-     * while it is quiescent; each counter on its own never decreases between snapshots.
-     */
+    /** See {@link StatisticsAssembly#snapshot()}. */
     public PoolStats statistics() {
-        long completed = 0;
-        long failed = 0;
-        long fromWorkers = 0;
-        long steals = 0;
-        long attempts = 0;
-        int n = slots;
-        for (int i = 0; i < n; i++) {
-            WorkerStats st = workers[i].stats;
-            completed += st.completed();
-            failed += st.failed();
-            fromWorkers += st.submitted();
-            steals += st.steals();
-            attempts += st.stealAttempts();
-        }
-        long[] idle = sleep.idleTotals();
-        long external;
-        synchronized (externalReported) {
-            // offersNotSubmitted is raised just before the offers it accounts for, and is read
-            // after the offer count (left operand first), so re-offers make a reading err low,
-            // never high; the clamp hides that. One case errs high: a submission that raced with
-            // shutdownNow, read between its offer and its rejection; the clamp keeps that one.
-            // Tasks handed to a woken worker (idle[3]) never reach the queue: counted under
-            // Sleep's lock before their worker is released, and read after the completions.
-            external = Math.max(externalReported[0],
-                    injection.offeredCount() - offersNotSubmitted + idle[3]); // + hand-offs
-            externalReported[0] = external;
-        }
-        int size = liveWorkers;
-        int parked = sleep.sleepingWorkers();
-        // Flags read one after another, while workers come and go: an estimate, clamped to the
-        // workers alive. A worker parked in a join is parked and active at once.
-        int running = 0;
-        int active = 0;
-        for (int i = 0; i < n; i++) {
-            WorkerStats ws = workers[i].stats;
-            if (ws.running()) {
-                running++;
-            }
-            if (ws.active()) {
-                active++;
-            }
-        }
-        active = Math.min(active, size);
-        running = Math.min(running, active); // each flag read apart: a worker may change between
-        return new PoolStats(completed, failed, external, fromWorkers, rejectedSubmissions.sum(),
-                steals, attempts, idle[0], idle[1], idle[2], queuedTasks(),
-                active, Math.min(running, size), parked, size, parallelism,
-                Math.min(spares.blockedWorkers(), size), spares.compensations());
+        return statistics.snapshot();
     }
 
     public String runStateName() {
