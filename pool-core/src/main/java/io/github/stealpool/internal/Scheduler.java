@@ -7,7 +7,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import io.github.stealpool.PoolStats;
@@ -177,6 +176,12 @@ public final class Scheduler {
      * field only off a task's path: blocking calls, a spare's retirement, shutdown.
      */
     final SpareThreads spares;
+    /**
+     * The count of workers idle outside Sleep, and the quiescence check. Reached through this
+     * final field only by helpQuiesce, a join parked past the help-depth bound, and quiescence
+     * checks: none on a task's path.
+     */
+    final Quiescence quiescence = new Quiescence(this);
     final int spinRounds;
     final int yieldRounds;
     /**
@@ -863,59 +868,10 @@ public final class Scheduler {
     }
 
     /**
-     * Workers idle outside Sleep, as {@link #isQuiescent} counts them: the low 32 bits count
-     * workers waiting in {@code helpQuiesce} with nothing to run, or parked in a join past the
-     * help-depth bound ({@link Latch#parkUntilSet}); the high 32 bits count their returns to
-     * work ({@link #quietLeave}), so that a second read notices one that came in between.
-     */
-    private final AtomicLong quietWorkers = new AtomicLong();
-    private static final long QUIET_RETURN = 1L << 32;
-
-    /** A worker becomes idle outside Sleep (see {@link #quietWorkers}). */
-    void quietEnter() {
-        quietWorkers.getAndIncrement();
-    }
-
-    /** A worker counted by {@link #quietEnter} returns to work: before it takes any task. */
-    void quietLeave() {
-        quietWorkers.getAndAdd(QUIET_RETURN - 1);
-    }
-
-    /**
-     * Whether the pool looks quiescent: every live worker idle (asleep in {@link Sleep}, or
-     * counted by {@link #quietEnter}: a {@code helpQuiesce} caller must count itself first)
-     * and no task queued anywhere, as {@code ForkJoinPool.isQuiescent()} answers it. Sound when
-     * nothing outside the pool submits or completes tasks meanwhile:
-     * <ul>
-     *   <li>Sleep's word is read under Sleep's lock, which a worker holds from counting itself
-     *       asleep until it either blocks or backs out (its latch was set meanwhile), and under
-     *       which wakers uncount whom they wake; so no worker about to go back to work is read
-     *       as asleep. A worker counted idle holds no task and its pushes precede its count.</li>
-     *   <li>For a task to be taken out of a queue between the first reads and the look at the
-     *       queues, an idle worker must return to work: a sleeper is woken (Sleep's word
-     *       changes, under the lock) or a quiet worker leaves (the high half of
-     *       {@link #quietWorkers} grows, before it looks for a task). Both are read again after
-     *       the look; any change answers false, and the caller asks again.</li>
-     *   <li>A worker parked in a join, in Sleep or past the depth bound, counts as idle: what
-     *       it waits for is queued, run by an awake worker, or done outside the pool. Whoever
-     *       sets its latch uncounts it before going on (Sleep's {@code wakeWorker}, or the
-     *       latch's waiter), so the setter's own next look sees it awake.</li>
-     * </ul>
+     * Whether the pool looks quiescent: see {@link Quiescence#isQuiescent()}, which holds the
+     * argument.
      */
     public boolean isQuiescent() {
-        // An unlocked look first, off Sleep's lock while the pool is plainly busy. It may err
-        // either way for an instant (a worker moving between the quiet count and Sleep); an
-        // idle answer is checked by the locked reads below, a busy one makes the caller ask
-        // again.
-        if (liveWorkers - sleep.sleepingWorkers() - (int) quietWorkers.get() > 0) {
-            return false;
-        }
-        long quiet = quietWorkers.get();
-        long ctl = sleep.readUnderLock();
-        int idle = Sleep.sleepingIn(ctl) + (int) quiet;
-        if (liveWorkers - idle > 0 || hasQueuedWork()) {
-            return false;
-        }
-        return sleep.readUnderLock() == ctl && quietWorkers.get() == quiet;
+        return quiescence.isQuiescent();
     }
 }

@@ -715,12 +715,12 @@ public final class Worker implements Runnable {
      * Called on this worker's thread by the task it runs ({@code Task.helpQuiesce()}): runs
      * tasks as {@link #awaitLatch} does (the running task's own forks first, then this worker's
      * older tasks, then the injection queue, then stolen ones) until the pool looks quiescent
-     * ({@link Scheduler#isQuiescent}). Unlike a join it steals past {@link #MAX_HELP_DEPTH}
+     * ({@link Quiescence#isQuiescent}). Unlike a join it steals past {@link #MAX_HELP_DEPTH}
      * too: quiescence may need every queued task, and nobody else may be left to run them (a
      * one-worker pool; another worker itself waiting past the bound). That cannot pile stolen
      * tasks without bound: each runs on top of this frame, and its own waits stop stealing
      * past the bound; only nested helpQuiesce calls add up. With nothing to run it counts
-     * itself idle ({@link Scheduler#quietEnter}, so
+     * itself idle ({@link Quiescence#quietEnter}, so
      * that two callers see each other as idle), pauses ({@link Quiescence#pause}) and looks
      * again, instead of sleeping in {@link Sleep}, since quiescence wakes nobody; it uncounts
      * itself before it takes a task. Returns as soon as the pool is stopping: what is queued
@@ -751,14 +751,14 @@ public final class Worker implements Runnable {
                 }
                 if (quiet) {
                     if (!s.hasQueuedWork()) { // a look that takes nothing: stay counted
-                        if (s.isQuiescent()) {
+                        if (s.quiescence.isQuiescent()) {
                             return true;
                         }
                         interrupted |= Quiescence.pause(idle);
                         idle = Quiescence.nextRound(idle);
                         continue;
                     }
-                    s.quietLeave(); // before taking a task (isQuiescent's second read)
+                    s.quiescence.quietLeave(); // before taking a task (isQuiescent's second read)
                     quiet = false;
                 }
                 Runnable t;
@@ -776,9 +776,9 @@ public final class Worker implements Runnable {
                     idle = 0;
                     continue;
                 }
-                s.quietEnter();
+                s.quiescence.quietEnter();
                 quiet = true;
-                if (s.isQuiescent()) {
+                if (s.quiescence.isQuiescent()) {
                     return true;
                 }
                 interrupted |= Quiescence.pause(idle);
@@ -787,7 +787,7 @@ public final class Worker implements Runnable {
             return false; // stopping: what is queued will not run
         } finally {
             if (quiet) {
-                s.quietLeave();
+                s.quiescence.quietLeave();
             }
             helpDepth--;
             if (interrupted) {
