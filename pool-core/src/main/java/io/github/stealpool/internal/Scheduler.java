@@ -569,39 +569,8 @@ public final class Scheduler {
             try {
                 Worker.taskFailed();
             } finally { // even out of stack entering it: the failure must still be reported
-                reportFailure(task, ex);
+                Failures.reportUncaught(name, failureHandler, task, ex); // off the hot path
             }
-        }
-    }
-
-    /**
-     * A task run by {@code execute} threw: hand it to the builder's handler, else to the worker
-     * thread's own uncaught-exception handler, as the thread would if the task had ended it (so
-     * the JVM's default prints it, and a default handler set with
-     * {@link Thread#setDefaultUncaughtExceptionHandler} sees it, as with a
-     * {@code ThreadPoolExecutor}). Either way the worker carries on. SLF4J hears only of a
-     * handler that itself throws.
-     */
-    private void reportFailure(Runnable task, Throwable ex) {
-        Thread self = Thread.currentThread();
-        // Never null: a running thread always has a handler or a thread group.
-        Thread.UncaughtExceptionHandler handler = failureHandler != null
-                ? failureHandler : self.getUncaughtExceptionHandler();
-        try {
-            handler.uncaughtException(self, ex);
-            return;
-        } catch (Throwable handlerFailure) {
-            try {
-                ex.addSuppressed(handlerFailure);
-            } catch (Throwable ignored) {
-                // out of memory: log the task's failure alone
-            }
-        }
-        try {
-            LOG.warn("{}: task {} threw and the uncaught-exception handler failed; the worker carries on",
-                    name, TaskTimer.unwrap(task).getClass().getName(), ex);
-        } catch (Throwable ignored) {
-            // Logging failed (out of memory?): nothing more we can do without killing the worker.
         }
     }
 
