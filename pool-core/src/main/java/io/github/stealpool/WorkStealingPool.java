@@ -7,6 +7,7 @@ import io.github.stealpool.internal.Quiescence;
 import io.github.stealpool.internal.RangeLoop;
 import io.github.stealpool.internal.RangeLoops;
 import io.github.stealpool.internal.Scheduler;
+import io.github.stealpool.internal.SchedulerConfig;
 import io.github.stealpool.internal.StealableRange;
 import io.github.stealpool.internal.Worker;
 import java.time.Duration;
@@ -125,10 +126,10 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         String name = b.threadNamePrefix != null
                 ? b.threadNamePrefix
                 : "stealpool-" + POOL_IDS.incrementAndGet();
-        this.scheduler = new Scheduler(b.parallelism, name, b.threadFactory,
+        this.scheduler = new Scheduler(new SchedulerConfig(b.parallelism, name, b.threadFactory,
                 b.daemon != null && b.daemon, b.uncaughtExceptionHandler,
                 b.idleStrategy.spinRounds(), b.idleStrategy.yieldRounds(), b.fifo,
-                b.maxSpareThreads, b.spareKeepAlive.toNanos());
+                b.maxSpareThreads, b.spareKeepAlive.toNanos()));
         scheduler.setPool(this); // before start(): Task.getPool() on a worker reads it
         scheduler.start();
     }

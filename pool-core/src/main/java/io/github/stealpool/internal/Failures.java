@@ -2,9 +2,17 @@ package io.github.stealpool.internal;
 
 import java.lang.ref.WeakReference;
 import java.util.concurrent.CompletionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** How a failure recorded in one thread is rethrown in another. */
+/**
+ * How a failure recorded in one thread is rethrown in another, and how a failure nobody waits
+ * for (a task run by {@code execute}) is reported.
+ */
 public final class Failures {
+
+    /** The scheduler's logger: the one line logged here was always the scheduler's. */
+    private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
 
     private Failures() {
     }
@@ -150,5 +158,42 @@ public final class Failures {
             first.addSuppressed(second);
         }
         return first;
+    }
+
+    /**
+     * A task run by {@code execute} threw: hand it to the builder's handler, else to the worker
+     * thread's own uncaught-exception handler, as the thread would if the task had ended it (so
+     * the JVM's default prints it, and a default handler set with
+     * {@link Thread#setDefaultUncaughtExceptionHandler} sees it, as with a
+     * {@code ThreadPoolExecutor}). Either way the worker carries on. SLF4J hears only of a
+     * handler that itself throws.
+     *
+     * @param poolName       for the log line
+     * @param failureHandler the builder's handler, or null for the thread's own
+     * @param task           the task as queued (a timed wrapper is unwrapped for the log)
+     * @param ex             what it threw
+     */
+    static void reportUncaught(String poolName, Thread.UncaughtExceptionHandler failureHandler,
+                               Runnable task, Throwable ex) {
+        Thread self = Thread.currentThread();
+        // Never null: a running thread always has a handler or a thread group.
+        Thread.UncaughtExceptionHandler handler = failureHandler != null
+                ? failureHandler : self.getUncaughtExceptionHandler();
+        try {
+            handler.uncaughtException(self, ex);
+            return;
+        } catch (Throwable handlerFailure) {
+            try {
+                ex.addSuppressed(handlerFailure);
+            } catch (Throwable ignored) {
+                // out of memory: log the task's failure alone
+            }
+        }
+        try {
+            LOG.warn("{}: task {} threw and the uncaught-exception handler failed; the worker carries on",
+                    poolName, TaskTimer.unwrap(task).getClass().getName(), ex);
+        } catch (Throwable ignored) {
+            // Logging failed (out of memory?): nothing more we can do without killing the worker.
+        }
     }
 }

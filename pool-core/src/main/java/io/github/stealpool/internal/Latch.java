@@ -98,7 +98,7 @@ public abstract class Latch {
         final Thread thread;
         final Worker worker; // null for a thread outside any pool
         /** A worker parked past the help-depth bound, counted idle there; else null. */
-        final Scheduler quietIn;
+        final Quiescence quietIn;
         /**
          * {@link #COUNTED} while counted idle, {@link #LEAVING} while the setter or the waiter
          * itself uncounts it (once: whoever moves it out of COUNTED), {@link #LEFT} after. The
@@ -169,7 +169,7 @@ public abstract class Latch {
             this(thread, worker, null);
         }
 
-        Waiter(Thread thread, Worker worker, Scheduler quietIn) {
+        Waiter(Thread thread, Worker worker, Quiescence quietIn) {
             this.thread = thread;
             this.worker = worker;
             this.quietIn = quietIn;
@@ -463,11 +463,11 @@ public abstract class Latch {
 
     /**
      * For a worker that may not help any more (help depth bound): parks until set, counted as
-     * idle in {@code scheduler} meanwhile ({@code Scheduler.isQuiescent}).
+     * idle in {@code scheduler} meanwhile ({@link Quiescence#isQuiescent}).
      */
     final void parkUntilSet(boolean interruptible, Scheduler scheduler) throws InterruptedException {
-        Waiter me = new Waiter(Thread.currentThread(), null, scheduler);
-        scheduler.quietEnter(); // before anyone can wake it, so the setter's uncount follows
+        Waiter me = new Waiter(Thread.currentThread(), null, scheduler.quiescence);
+        scheduler.quiescence.quietEnter(); // before anyone can wake it, so the setter's uncount follows
         try {
             if (!addWaiter(me)) {
                 return;

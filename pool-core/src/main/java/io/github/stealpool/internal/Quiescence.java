@@ -1,9 +1,16 @@
 package io.github.stealpool.internal;
 
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Waiting until a pool looks quiescent ({@link Scheduler#isQuiescent}): what
+ * A pool's quiescence: the count of its workers idle outside {@link Sleep}
+ * ({@link #quietEnter}, {@link #quietLeave}), the check that every worker is idle and no task
+ * queued ({@link #isQuiescent}, with its argument), and the waiting side. The scheduler holds one
+ * ({@code Scheduler.quiescence}); it reads the scheduler's {@code liveWorkers}, Sleep's word and
+ * the queues, as the check did when it was the scheduler's own.
+ *
+ * <p>Waiting until a pool looks quiescent ({@link Scheduler#isQuiescent}) is what
  * {@code Task.helpQuiesce()} does (on a worker through {@link Worker#helpQuiesce()}, which runs
  * tasks meanwhile; off the pool through {@link #await}, which does not) and what the common
  * pool's {@code awaitTermination} does. Nothing announces quiescence: that would cost every
@@ -27,7 +34,69 @@ public final class Quiescence {
      */
     static final int SATURATED_ROUND = SPIN_ROUNDS + YIELD_ROUNDS + 10;
 
-    private Quiescence() {
+    private final Scheduler scheduler;
+
+    /**
+     * Workers idle outside Sleep, as {@link #isQuiescent} counts them: the low 32 bits count
+     * workers waiting in {@code helpQuiesce} with nothing to run, or parked in a join past the
+     * help-depth bound ({@link Latch#parkUntilSet}); the high 32 bits count their returns to
+     * work ({@link #quietLeave}), so that a second read notices one that came in between.
+     */
+    private final AtomicLong quietWorkers = new AtomicLong();
+    private static final long QUIET_RETURN = 1L << 32;
+
+    /** The quiescence of {@code scheduler}, made with it. */
+    Quiescence(Scheduler scheduler) {
+        this.scheduler = scheduler;
+    }
+
+    /** A worker becomes idle outside Sleep (see {@link #quietWorkers}). */
+    void quietEnter() {
+        quietWorkers.getAndIncrement();
+    }
+
+    /** A worker counted by {@link #quietEnter} returns to work: before it takes any task. */
+    void quietLeave() {
+        quietWorkers.getAndAdd(QUIET_RETURN - 1);
+    }
+
+    /**
+     * Whether the pool looks quiescent: every live worker idle (asleep in {@link Sleep}, or
+     * counted by {@link #quietEnter}: a {@code helpQuiesce} caller must count itself first)
+     * and no task queued anywhere, as {@code ForkJoinPool.isQuiescent()} answers it. Sound when
+     * nothing outside the pool submits or completes tasks meanwhile:
+     * <ul>
+     *   <li>Sleep's word is read under Sleep's lock, which a worker holds from counting itself
+     *       asleep until it either blocks or backs out (its latch was set meanwhile), and under
+     *       which wakers uncount whom they wake; so no worker about to go back to work is read
+     *       as asleep. A worker counted idle holds no task and its pushes precede its count.</li>
+     *   <li>For a task to be taken out of a queue between the first reads and the look at the
+     *       queues, an idle worker must return to work: a sleeper is woken (Sleep's word
+     *       changes, under the lock) or a quiet worker leaves (the high half of
+     *       {@link #quietWorkers} grows, before it looks for a task). Both are read again after
+     *       the look; any change answers false, and the caller asks again.</li>
+     *   <li>A worker parked in a join, in Sleep or past the depth bound, counts as idle: what
+     *       it waits for is queued, run by an awake worker, or done outside the pool. Whoever
+     *       sets its latch uncounts it before going on (Sleep's {@code wakeWorker}, or the
+     *       latch's waiter), so the setter's own next look sees it awake.</li>
+     * </ul>
+     */
+    boolean isQuiescent() {
+        // An unlocked look first, off Sleep's lock while the pool is plainly busy. It may err
+        // either way for an instant (a worker moving between the quiet count and Sleep); an
+        // idle answer is checked by the locked reads below, a busy one makes the caller ask
+        // again.
+        Scheduler s = scheduler;
+        if (s.liveWorkers - s.sleep.sleepingWorkers() - (int) quietWorkers.get() > 0) {
+            return false;
+        }
+        long quiet = quietWorkers.get();
+        long ctl = s.sleep.readUnderLock();
+        int idle = Sleep.sleepingIn(ctl) + (int) quiet;
+        if (s.liveWorkers - idle > 0 || s.hasQueuedWork()) {
+            return false;
+        }
+        return s.sleep.readUnderLock() == ctl && quietWorkers.get() == quiet;
     }
 
     /** The round after {@code round}, held at {@link #SATURATED_ROUND}: a wait may last weeks. */

@@ -7,9 +7,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import io.github.stealpool.PoolStats;
@@ -111,46 +108,11 @@ import org.slf4j.LoggerFactory;
  * which runs its task exactly when it runs. Only {@code shutdownNow}'s returned list is
  * unwrapped, after its sweep, so its caller gets the tasks as submitted.
  *
- * <h2>Blocking calls: spare threads</h2>
- * A worker entering {@code WorkStealingPool.blocking} counts itself in {@code blockedWorkers}
- * ({@link #beginBlocking}) and, while fewer spares are alive than workers blocked, starts a
- * spare thread, up to {@code maxSpares}. A spare runs a Worker in a slot past
- * {@code parallelism}: its own deque and sleep record, searched by thieves and swept by
- * shutdown like any other, so it runs the pool's queue, the blocked worker's deque, anything.
- * {@code activeSpares} changes only under mainLock, and so do raises of {@code blockedWorkers},
- * each followed there by {@link #topUpSpares}; so after each unlock {@code activeSpares} is at
- * least {@code min(blockedWorkers, maxSpares)} (lowering {@code blockedWorkers} without the lock
- * only widens the margin). Less only while a thread cannot be created, or while every spare slot
- * still holds the thread of a retiring spare: {@link #workerExited} frees the slot and tops up
- * again, under the lock. So {@code parallelism} threads stay free to run tasks. A spare whose
- * own deque is empty between two tasks retires ({@link #retireSpare}) if more spares are alive
- * than workers blocked, so a busy pool does not stay above its parallelism once the blocking
- * calls end. An idle spare parks with a time limit, the keep-alive ({@link Sleep#sleepAtMost});
- * once it ran out, the spare searches once more, as Sleep's proof asks of a sleeper that took
- * itself off, and retires under the same condition, or else parks again.
- * <ul>
- *   <li><b>Nothing lost.</b> A spare follows the rules above as a worker does: it retires
- *       with its deque empty (between two tasks or idle; only its owner pushes there), exits
- *       at STOP leaving its deque alone, and if it dies its tasks are handed on like those of a
- *       worker that cannot be replaced. While the pool runs it may leave without a last search
- *       because {@code parallelism} threads not blocked stay, and search when done (Sleep's
- *       proof, fourth case); after shutdown only through {@link #tryRetire}, as the last worker
- *       to leave must, so no accepted task is left queued.</li>
- *   <li><b>After shutdown</b> the queues only need to drain: a worker may retire (queues empty,
- *       under mainLock) only if a thread not blocked in a {@code blocking} call stays, to run
- *       what the blocked ones fork; the last such thread sleeps instead (Sleep's
- *       {@code mustNotSleep} lets it), and {@link #endBlocking} wakes the sleepers so it can
- *       leave once nobody blocks. A spare is started only if no free thread is left.</li>
- *   <li><b>One thread per slot.</b> A spare slot takes a new thread only once its last thread
- *       left {@link #workerExited}, under mainLock, after which that thread touches the Worker
- *       no more; the lock, then {@code Thread.start}, make the old thread's writes visible to
- *       the new one. The deque keeps a single owner.</li>
- *   <li><b>New slots are seen.</b> A slot's Worker and deque are stored before {@code slots}
- *       (volatile, only raised) counts them, and readers without the lock read {@code slots}
- *       first. A spare's first push follows its thread's start, hence the raise; a search that
- *       Sleep's proof counts on follows the push's notice in the synchronization order, so its
- *       read of {@code slots} includes the spare's deque.</li>
- * </ul>
+ * <h2>Blocking calls</h2>
+ * Workers inside {@code WorkStealingPool.blocking} calls are stood in for by spare threads, in
+ * slots past {@code parallelism}: see {@link SpareThreads}, which holds the rules and their
+ * proof, and which changes the life-cycle fields below together with its own, under
+ * {@code mainLock}.
  */
 public final class Scheduler {
 
@@ -164,7 +126,7 @@ public final class Scheduler {
     /** The configured number of workers: the slots below it, each with a thread from start. */
     final int parallelism;
     /**
-     * Every worker slot: {@link #parallelism} workers, then room for {@link #maxSpares} spare
+     * Every worker slot: {@link #parallelism} workers, then room for {@code maxSpares} spare
      * threads that stand in for workers blocked in {@code WorkStealingPool.blocking}. Spare
      * slots are created on first use, under mainLock, and reused; {@link #slots} counts the
      * created ones, always a prefix. Readers without the lock read {@code slots} (volatile)
@@ -180,7 +142,7 @@ public final class Scheduler {
     /** Created slots, a prefix of {@link #workers}; raised under mainLock, never lowered. */
     private volatile int slots;
     final InjectionQueue injection;
-    /** Workers take their own tasks oldest first: see the constructor. */
+    /** Workers take their own tasks oldest first: see {@link SchedulerConfig#fifo}. */
     final boolean fifo;
     final Sleep sleep;
 
@@ -189,7 +151,8 @@ public final class Scheduler {
     private final boolean daemon;
     private final Thread.UncaughtExceptionHandler failureHandler; // null: the thread's own
 
-    private volatile int runState;
+    /** Read, and under mainLock written, by {@link SpareThreads} too. */
+    volatile int runState;
     /**
      * Null while no {@link TaskTimingListener} listens (then a submission costs this one
      * volatile read more); else the listeners and samplers (TaskTimer). Replaced under
@@ -201,101 +164,58 @@ public final class Scheduler {
     /** Test seam ({@link ShutdownProbe}); set only before {@link #start()}. */
     ShutdownProbe probe = ShutdownProbe.NONE;
 
-    private final ReentrantLock mainLock = new ReentrantLock();
+    final ReentrantLock mainLock = new ReentrantLock();
     private final Condition termination = mainLock.newCondition();
-    /** Written under mainLock; volatile so statistics can read it without the lock. */
-    private volatile int liveWorkers;
-    /** At most this many spare threads at once; 0 turns compensation off. */
-    private final int maxSpares;
-    /** How long a spare thread may stay parked, with nobody to stand in for, before it retires. */
-    final long spareKeepAliveNanos;
-    private final int spinRounds;
-    private final int yieldRounds;
     /**
-     * Threads inside {@code blocking} calls, nested ones counted once. Raised under mainLock
-     * (each raise is followed by the check for a spare, under the same lock); lowered without
-     * it, which can only delay a spare's retirement, never leave a blocked worker without one.
+     * Written under mainLock (by {@link SpareThreads} too); volatile so statistics can read it
+     * without the lock.
      */
-    private final AtomicInteger blockedWorkers = new AtomicInteger();
-    /** Spare threads started and not retired. Written under mainLock. */
-    private volatile int activeSpares;
-    /** Spare threads started, ever. Written under mainLock. */
-    private volatile long compensations;
-    /** Submissions refused with RejectedExecutionException; only the refusing path writes it. */
-    private final LongAdder rejectedSubmissions = new LongAdder();
+    volatile int liveWorkers;
+    /**
+     * Spare threads for workers in blocking calls. Its own class, reached through this final
+     * field only off a task's path: blocking calls, a spare's retirement, shutdown.
+     */
+    final SpareThreads spares;
+    /**
+     * The count of workers idle outside Sleep, and the quiescence check. Reached through this
+     * final field only by helpQuiesce, a join parked past the help-depth bound, and quiescence
+     * checks: none on a task's path.
+     */
+    final Quiescence quiescence = new Quiescence(this);
+    final int spinRounds;
+    final int yieldRounds;
+    /**
+     * The statistics and their counts kept here (refusals, offers that were no submissions).
+     * Reached through this final field only off the accepting path: a refusal, a late
+     * submitter's settling, a dead worker's hand-on, and statistics readers.
+     */
+    final StatisticsAssembly statistics;
     /** Completed after termination, outside mainLock, so callbacks cannot block the pool. */
     private final CompletableFuture<Void> terminated = new CompletableFuture<>();
 
-    /**
-     * Offers to the injection queue that were not submissions: tasks put back while settling a
-     * race with shutdownNow, a dead worker's tasks handed on, and late tasks rejected after
-     * their offer. Subtracted from the queue's offer count. Written under mainLock.
-     */
-    private volatile long offersNotSubmitted;
-    /**
-     * Largest external-submission count reported, which keeps the counter monotonic. Its own
-     * object, so that statistics readers never write next to the fields every submitter reads.
-     */
-    private final long[] externalReported = new long[1]; // guarded by itself
-
-    /**
-     * @param parallelism    number of workers
-     * @param name           used in thread names (default factory) and {@link #toString()}
-     * @param threadFactory  creates the worker threads; null for the pool's own
-     * @param daemon         whether the pool's own threads are daemons
-     * @param failureHandler receives what tasks run by {@code execute} throw; null for the worker
-     *                       thread's own uncaught-exception handler
-     * @param spinRounds     an idle worker's searches with a spin-wait pause before it parks
-     * @param yieldRounds    then its searches with a {@link Thread#yield()} before it parks
-     */
-    public Scheduler(int parallelism, String name, ThreadFactory threadFactory, boolean daemon,
-                     Thread.UncaughtExceptionHandler failureHandler, int spinRounds, int yieldRounds) {
-        this(parallelism, name, threadFactory, daemon, failureHandler, spinRounds, yieldRounds, false);
-    }
-
-    /**
-     * As the constructor above; with {@code fifo} each worker takes its own deque's tasks oldest
-     * first, from the top, as thieves do ({@code ForkJoinPool}'s asyncMode). Joins still run a
-     * task's own forks newest first ({@link Worker}).
-     */
-    public Scheduler(int parallelism, String name, ThreadFactory threadFactory, boolean daemon,
-                     Thread.UncaughtExceptionHandler failureHandler, int spinRounds, int yieldRounds,
-                     boolean fifo) {
-        this(parallelism, name, threadFactory, daemon, failureHandler, spinRounds, yieldRounds, fifo,
-                0, 1L);
-    }
-
-    /**
-     * As the constructor above, with compensation for blocking calls: while workers are inside
-     * {@code blocking} calls, up to {@code maxSpares} spare threads run tasks in their place
-     * (see "Blocking calls" in the class comment).
-     *
-     * @param maxSpares           the most spare threads alive at once; 0 for none
-     * @param spareKeepAliveNanos how long an idle spare with nobody to stand in for waits before
-     *                            it retires; positive
-     */
-    public Scheduler(int parallelism, String name, ThreadFactory threadFactory, boolean daemon,
-                     Thread.UncaughtExceptionHandler failureHandler, int spinRounds, int yieldRounds,
-                     boolean fifo, int maxSpares, long spareKeepAliveNanos) {
-        if (maxSpares < 0 || spareKeepAliveNanos <= 0L) {
-            throw new IllegalArgumentException("maxSpares " + maxSpares + " must be >= 0 and the "
-                    + "keep-alive " + spareKeepAliveNanos + " ns positive");
-        }
+    /** Builds the workers and queues; {@link #start()} starts the threads. */
+    public Scheduler(SchedulerConfig config) {
+        int parallelism = config.parallelism();
+        int maxSpares = config.maxSpares();
+        this.spares = new SpareThreads(this, maxSpares, config.spareKeepAliveNanos());
+        int spinRounds = config.spinRounds();
+        int yieldRounds = config.yieldRounds();
         this.parallelism = parallelism;
-        this.maxSpares = maxSpares;
-        this.spareKeepAliveNanos = spareKeepAliveNanos;
         this.spinRounds = spinRounds;
         this.yieldRounds = yieldRounds;
-        this.fifo = fifo;
-        this.name = name;
-        this.threadFactory = threadFactory;
-        this.daemon = daemon;
-        this.failureHandler = failureHandler;
+        this.fifo = config.fifo();
+        this.name = config.name();
+        this.threadFactory = config.threadFactory();
+        this.daemon = config.daemon();
+        this.failureHandler = config.failureHandler();
+        this.statistics = new StatisticsAssembly(this);
         int total = parallelism + maxSpares;
         // After shutdown an idle worker retires rather than sleeps, unless it is the last one
-        // free to run what blocked workers fork ("Blocking calls" above): then it sleeps.
+        // free to run what blocked workers fork (SpareThreads, "After shutdown"): then it sleeps.
+        // The spares are reached only once the pool is shut down, so Sleep's path while it runs
+        // reads the run state alone, as before.
         this.sleep = new Sleep(parallelism, total,
-                () -> runState >= STOP || runState >= SHUTDOWN && leavingKeepsAFreeThread());
+                () -> runState >= STOP || runState >= SHUTDOWN && spares.leavingKeepsAFreeThread());
         // Two stripes per worker: concurrent submitters seldom share one (InjectionQueue).
         this.injection = new InjectionQueue(2 * parallelism, sleep::notifyNewJob);
         this.workers = new Worker[total];
@@ -312,6 +232,11 @@ public final class Scheduler {
     /** Number of created worker slots: read it before reading {@link #workers} or {@link #deques}. */
     int slots() {
         return slots;
+    }
+
+    /** Under mainLock: counts a new spare slot, stored before (a volatile write). */
+    void publishSlots(int n) {
+        slots = n;
     }
 
     // ------------------------------------------------------------------ start
@@ -360,7 +285,7 @@ public final class Scheduler {
         }
     }
 
-    private Thread newThread(Worker w) {
+    Thread newThread(Worker w) {
         if (threadFactory == null) {
             WorkerThread t = new WorkerThread(w, name + "-worker-" + w.index, daemon);
             t.setPriority(Thread.NORM_PRIORITY);
@@ -462,7 +387,7 @@ public final class Scheduler {
         try {
             w.deque.push(task);
         } catch (IllegalStateException full) {
-            rejectedSubmissions.increment();
+            statistics.rejectedSubmissions.increment();
             throw new RejectedExecutionException(name + ": " + full.getMessage(), full);
         }
         VarHandle.fullFence(); // order the deque's release store before the reads below (Sleep)
@@ -547,8 +472,8 @@ public final class Scheduler {
             List<Runnable> pieces = takeForkJoinPieces(stranded);
             // Each offer below repeats one counted before, and ours, if rejected, was no
             // submission (a local one was never counted). Subtracted before the offers, so a
-            // concurrent reading errs low, which statistics() clamps.
-            offersNotSubmitted += stranded.size() + (mine && external ? 1 : 0);
+            // concurrent reading errs low, which StatisticsAssembly.snapshot() clamps.
+            statistics.offersNotSubmitted += stranded.size() + (mine && external ? 1 : 0);
             for (Runnable r : stranded) {
                 injection.offer(r); // first: the plain tasks are back whatever abandon does
             }
@@ -618,7 +543,7 @@ public final class Scheduler {
     }
 
     private RejectedExecutionException rejected() {
-        rejectedSubmissions.increment();
+        statistics.rejectedSubmissions.increment();
         return new RejectedExecutionException(name + " is shut down; task rejected");
     }
 
@@ -644,39 +569,8 @@ public final class Scheduler {
             try {
                 Worker.taskFailed();
             } finally { // even out of stack entering it: the failure must still be reported
-                reportFailure(task, ex);
+                Failures.reportUncaught(name, failureHandler, task, ex); // off the hot path
             }
-        }
-    }
-
-    /**
-     * A task run by {@code execute} threw: hand it to the builder's handler, else to the worker
-     * thread's own uncaught-exception handler, as the thread would if the task had ended it (so
-     * the JVM's default prints it, and a default handler set with
-     * {@link Thread#setDefaultUncaughtExceptionHandler} sees it, as with a
-     * {@code ThreadPoolExecutor}). Either way the worker carries on. SLF4J hears only of a
-     * handler that itself throws.
-     */
-    private void reportFailure(Runnable task, Throwable ex) {
-        Thread self = Thread.currentThread();
-        // Never null: a running thread always has a handler or a thread group.
-        Thread.UncaughtExceptionHandler handler = failureHandler != null
-                ? failureHandler : self.getUncaughtExceptionHandler();
-        try {
-            handler.uncaughtException(self, ex);
-            return;
-        } catch (Throwable handlerFailure) {
-            try {
-                ex.addSuppressed(handlerFailure);
-            } catch (Throwable ignored) {
-                // out of memory: log the task's failure alone
-            }
-        }
-        try {
-            LOG.warn("{}: task {} threw and the uncaught-exception handler failed; the worker carries on",
-                    name, TaskTimer.unwrap(task).getClass().getName(), ex);
-        } catch (Throwable ignored) {
-            // Logging failed (out of memory?): nothing more we can do without killing the worker.
         }
     }
 
@@ -689,7 +583,7 @@ public final class Scheduler {
     boolean tryRetire(Worker w) {
         mainLock.lock();
         try {
-            if (!injection.isEmpty() || !leavingKeepsAFreeThread()) {
+            if (!injection.isEmpty() || !spares.leavingKeepsAFreeThread()) {
                 return false;
             }
             for (int i = 0, n = slots; i < n; i++) {
@@ -699,166 +593,8 @@ public final class Scheduler {
             }
             w.retired = true;
             if (w.spare) {
-                activeSpares--;
+                spares.retiredAfterShutdown();
             }
-            workerGone();
-            return true;
-        } finally {
-            mainLock.unlock();
-            fireTermination();
-        }
-    }
-
-    // ------------------------------------------------------------------ blocking calls
-
-    /**
-     * Called by a worker entering the outermost {@code blocking} call on its thread: counts it
-     * blocked and, if fewer spares are alive than workers blocked, starts one (up to
-     * {@link #maxSpares}; not once the pool is stopping). Never throws: a spare that cannot be
-     * created or started is logged, and the call blocks uncompensated.
-     */
-    void beginBlocking() {
-        mainLock.lock();
-        try {
-            blockedWorkers.incrementAndGet();
-            topUpSpares();
-        } finally {
-            mainLock.unlock();
-        }
-    }
-
-    /**
-     * Called by a worker leaving its outermost {@code blocking} call. No lock, and nothing to
-     * start: a spare no longer needed retires by itself ({@link #retireSpare}). After shutdown
-     * it wakes the sleepers: one kept asleep as the last thread free for blocked workers
-     * ({@link #leavingKeepsAFreeThread}) may retire now. Its check, under Sleep's lock, either
-     * comes after this decrement or finds it asleep when {@code wakeAll} runs.
-     */
-    void endBlocking() {
-        blockedWorkers.decrementAndGet();
-        if (runState >= SHUTDOWN) {
-            sleep.wakeAll();
-        }
-    }
-
-    /**
-     * Whether a worker leaving now would leave a thread not blocked in a {@code blocking} call,
-     * to run what the blocked ones fork or wait for; true if none is blocked. After shutdown
-     * this, not the spares' count, decides who may leave: the queues only need to drain.
-     */
-    private boolean leavingKeepsAFreeThread() {
-        int blocked = blockedWorkers.get();
-        return blocked == 0 || liveWorkers - 1 - blocked >= 1;
-    }
-
-    /**
-     * Under mainLock: whether to start another spare. While the pool runs, until as many are
-     * alive as workers are blocked, keeping {@code parallelism} threads free; after shutdown,
-     * only while no thread is free (the other workers retired, and the ones left all block):
-     * one free thread is enough to drain the queues, and more would only retire again.
-     */
-    private boolean wantsSpare() {
-        if (activeSpares >= maxSpares || runState >= STOP) {
-            return false;
-        }
-        int blocked = blockedWorkers.get();
-        return runState == RUNNING ? activeSpares < blocked : liveWorkers - blocked < 1;
-    }
-
-    /**
-     * Under mainLock: starts spares until as many are alive as workers are blocked (up to
-     * maxSpares), unless the pool is stopping. Called when a worker blocks and when a spare
-     * slot is freed: a blocking call that came while every slot still held a retiring spare's
-     * thread gets its spare as soon as that thread is gone, not never. Never throws: a thread
-     * that cannot be created or started is logged, and the call blocks uncompensated until the
-     * next try.
-     */
-    private void topUpSpares() {
-        try {
-            while (wantsSpare()) {
-                if (!startSpare()) {
-                    return;
-                }
-            }
-        } catch (Throwable e) {
-            try {
-                LOG.warn("{}: could not start a spare thread for a blocking call; it blocks "
-                        + "uncompensated", name, e);
-            } catch (Throwable ignored) {
-                // out of memory: the call still runs
-            }
-        }
-    }
-
-    /**
-     * Under mainLock: starts a spare thread in a free spare slot, creating the slot if none is
-     * free. A slot is free once its last thread has left {@link #workerExited} (under this
-     * lock), so one Worker never has two threads. If every slot still has a thread (spares
-     * retiring but not yet gone), nothing is started.
-     */
-    private boolean startSpare() {
-        Worker spare = null;
-        int n = slots;
-        for (int i = parallelism; i < n; i++) {
-            if (workers[i].slotFree) {
-                spare = workers[i];
-                break;
-            }
-        }
-        if (spare == null) {
-            if (n == workers.length) {
-                return false; // topped up when a retiring spare's thread is gone
-            }
-            spare = new Worker(this, n, spinRounds, yieldRounds, true);
-            workers[n] = spare;
-            deques[n] = spare.deque;
-            slots = n + 1; // volatile: publishes the slot to thieves and statistics
-        }
-        Thread t = newThread(spare);
-        spare.slotFree = false;
-        spare.retired = false;
-        spare.thread = t;
-        liveWorkers++;
-        activeSpares++;
-        try {
-            t.start();
-        } catch (Throwable e) {
-            liveWorkers--;
-            activeSpares--;
-            spare.slotFree = true;
-            if (e instanceof IllegalThreadStateException) {
-                throw new IllegalStateException("threadFactory returned a thread that was already started", e);
-            }
-            throw e;
-        }
-        compensations++;
-        return true;
-    }
-
-    /** Whether more spares are alive than workers blocked: two volatile reads, no lock. */
-    boolean sparesInSurplus() {
-        return activeSpares > blockedWorkers.get();
-    }
-
-    /**
-     * Called by a spare with an empty deque (between tasks, or idle for its whole keep-alive):
-     * while the pool runs, it retires if more spares are alive than workers blocked. Those left
-     * are enough to keep {@code parallelism} threads free to run tasks, which is also what lets
-     * it leave without a last search (Sleep's proof, fourth case). After shutdown spares leave
-     * only through {@link #tryRetire}, which looks at the queues under the lock, as the last
-     * worker to leave must ("Nothing lost"); the regular workers may be gone by then.
-     */
-    boolean retireSpare(Worker w) {
-        if (!sparesInSurplus() || runState != RUNNING) {
-            return false; // the common answer without the lock
-        }
-        mainLock.lock();
-        try {
-            if (!sparesInSurplus() || runState != RUNNING) {
-                return false;
-            }
-            w.retired = true;
-            activeSpares--;
             workerGone();
             return true;
         } finally {
@@ -872,11 +608,10 @@ public final class Scheduler {
         mainLock.lock();
         try {
             if (w.retired) {
-                // Counted off by tryRetire or retireSpare; a spare's slot may now take a new
-                // thread: this one touches the Worker no more.
+                // Counted off by tryRetire or SpareThreads.retire; a spare's slot may now take a
+                // new thread: this one touches the Worker no more.
                 if (w.spare) {
-                    w.slotFree = true;
-                    topUpSpares();
+                    spares.slotFreed(w);
                 }
                 return;
             }
@@ -902,16 +637,14 @@ public final class Scheduler {
                 for (Runnable t; (t = w.deque.pop()) != null; ) {
                     orphans.add(t);
                 }
-                offersNotSubmitted += orphans.size();
+                statistics.offersNotSubmitted += orphans.size();
                 for (Runnable t : orphans) {
                     injection.offer(t);
                 }
                 sleep.notifyNewJob();
             }
             if (w.spare) {
-                activeSpares--;
-                w.slotFree = true;
-                topUpSpares(); // a spare that died leaves a blocked worker uncovered
+                spares.exitedUnretired(w); // a spare that died leaves a blocked worker uncovered
             }
             workerGone();
         } finally {
@@ -920,7 +653,7 @@ public final class Scheduler {
         }
     }
 
-    private void workerGone() { // under mainLock
+    void workerGone() { // under mainLock
         if (--liveWorkers == 0) {
             if (runState < SHUTDOWN) {
                 LOG.error("{}: every worker died while the pool was running", name);
@@ -940,7 +673,7 @@ public final class Scheduler {
     }
 
     /** After releasing mainLock: completes {@link #terminationFuture()} once terminated. */
-    private void fireTermination() {
+    void fireTermination() {
         if (runState == TERMINATED && !terminated.isDone()) {
             terminated.complete(null);
         }
@@ -1061,75 +794,14 @@ public final class Scheduler {
         return sleep.sleepingWorkers();
     }
 
-    /**
-     * The idle phases so far, summed over the workers: {@code [spin rounds, yield rounds,
-     * parks]}. For tests of the idle strategy.
-     */
+    /** See {@link StatisticsAssembly#idleRounds()}. */
     public long[] idleRounds() {
-        long spins = 0;
-        long yields = 0;
-        for (int i = 0, n = slots; i < n; i++) {
-            Worker w = workers[i];
-            spins += w.stats.spinRounds();
-            yields += w.stats.yieldRounds();
-        }
-        return new long[] {spins, yields, sleep.idleTotals()[0]};
+        return statistics.idleRounds();
     }
 
-    /**
-     * A snapshot of the statistics: the workers' counters summed, the idle totals, and the
-     * current levels. Each figure is read without stopping the pool, so they are exact only
-     * while it is quiescent; each counter on its own never decreases between snapshots.
-     */
+    /** See {@link StatisticsAssembly#snapshot()}. */
     public PoolStats statistics() {
-        long completed = 0;
-        long failed = 0;
-        long fromWorkers = 0;
-        long steals = 0;
-        long attempts = 0;
-        int n = slots;
-        for (int i = 0; i < n; i++) {
-            WorkerStats st = workers[i].stats;
-            completed += st.completed();
-            failed += st.failed();
-            fromWorkers += st.submitted();
-            steals += st.steals();
-            attempts += st.stealAttempts();
-        }
-        long[] idle = sleep.idleTotals();
-        long external;
-        synchronized (externalReported) {
-            // offersNotSubmitted is raised just before the offers it accounts for, and is read
-            // after the offer count (left operand first), so re-offers make a reading err low,
-            // never high; the clamp hides that. One case errs high: a submission that raced with
-            // shutdownNow, read between its offer and its rejection; the clamp keeps that one.
-            // Tasks handed to a woken worker (idle[3]) never reach the queue: counted under
-            // Sleep's lock before their worker is released, and read after the completions.
-            external = Math.max(externalReported[0],
-                    injection.offeredCount() - offersNotSubmitted + idle[3]); // + hand-offs
-            externalReported[0] = external;
-        }
-        int size = liveWorkers;
-        int parked = sleep.sleepingWorkers();
-        // Flags read one after another, while workers come and go: an estimate, clamped to the
-        // workers alive. A worker parked in a join is parked and active at once.
-        int running = 0;
-        int active = 0;
-        for (int i = 0; i < n; i++) {
-            WorkerStats ws = workers[i].stats;
-            if (ws.running()) {
-                running++;
-            }
-            if (ws.active()) {
-                active++;
-            }
-        }
-        active = Math.min(active, size);
-        running = Math.min(running, active); // each flag read apart: a worker may change between
-        return new PoolStats(completed, failed, external, fromWorkers, rejectedSubmissions.sum(),
-                steals, attempts, idle[0], idle[1], idle[2], queuedTasks(),
-                active, Math.min(running, size), parked, size, parallelism,
-                Math.min(blockedWorkers.get(), size), compensations);
+        return statistics.snapshot();
     }
 
     public String runStateName() {
@@ -1165,59 +837,10 @@ public final class Scheduler {
     }
 
     /**
-     * Workers idle outside Sleep, as {@link #isQuiescent} counts them: the low 32 bits count
-     * workers waiting in {@code helpQuiesce} with nothing to run, or parked in a join past the
-     * help-depth bound ({@link Latch#parkUntilSet}); the high 32 bits count their returns to
-     * work ({@link #quietLeave}), so that a second read notices one that came in between.
-     */
-    private final AtomicLong quietWorkers = new AtomicLong();
-    private static final long QUIET_RETURN = 1L << 32;
-
-    /** A worker becomes idle outside Sleep (see {@link #quietWorkers}). */
-    void quietEnter() {
-        quietWorkers.getAndIncrement();
-    }
-
-    /** A worker counted by {@link #quietEnter} returns to work: before it takes any task. */
-    void quietLeave() {
-        quietWorkers.getAndAdd(QUIET_RETURN - 1);
-    }
-
-    /**
-     * Whether the pool looks quiescent: every live worker idle (asleep in {@link Sleep}, or
-     * counted by {@link #quietEnter}: a {@code helpQuiesce} caller must count itself first)
-     * and no task queued anywhere, as {@code ForkJoinPool.isQuiescent()} answers it. Sound when
-     * nothing outside the pool submits or completes tasks meanwhile:
-     * <ul>
-     *   <li>Sleep's word is read under Sleep's lock, which a worker holds from counting itself
-     *       asleep until it either blocks or backs out (its latch was set meanwhile), and under
-     *       which wakers uncount whom they wake; so no worker about to go back to work is read
-     *       as asleep. A worker counted idle holds no task and its pushes precede its count.</li>
-     *   <li>For a task to be taken out of a queue between the first reads and the look at the
-     *       queues, an idle worker must return to work: a sleeper is woken (Sleep's word
-     *       changes, under the lock) or a quiet worker leaves (the high half of
-     *       {@link #quietWorkers} grows, before it looks for a task). Both are read again after
-     *       the look; any change answers false, and the caller asks again.</li>
-     *   <li>A worker parked in a join, in Sleep or past the depth bound, counts as idle: what
-     *       it waits for is queued, run by an awake worker, or done outside the pool. Whoever
-     *       sets its latch uncounts it before going on (Sleep's {@code wakeWorker}, or the
-     *       latch's waiter), so the setter's own next look sees it awake.</li>
-     * </ul>
+     * Whether the pool looks quiescent: see {@link Quiescence#isQuiescent()}, which holds the
+     * argument.
      */
     public boolean isQuiescent() {
-        // An unlocked look first, off Sleep's lock while the pool is plainly busy. It may err
-        // either way for an instant (a worker moving between the quiet count and Sleep); an
-        // idle answer is checked by the locked reads below, a busy one makes the caller ask
-        // again.
-        if (liveWorkers - sleep.sleepingWorkers() - (int) quietWorkers.get() > 0) {
-            return false;
-        }
-        long quiet = quietWorkers.get();
-        long ctl = sleep.readUnderLock();
-        int idle = Sleep.sleepingIn(ctl) + (int) quiet;
-        if (liveWorkers - idle > 0 || hasQueuedWork()) {
-            return false;
-        }
-        return sleep.readUnderLock() == ctl && quietWorkers.get() == quiet;
+        return quiescence.isQuiescent();
     }
 }

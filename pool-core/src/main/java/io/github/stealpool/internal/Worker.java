@@ -39,7 +39,7 @@ import java.util.function.BooleanSupplier;
  *
  * <h2>Spare workers</h2>
  * A worker in a slot past the pool's parallelism ({@link #spare}) is a spare thread standing in
- * for a worker blocked in a {@code blocking} call (Scheduler, "Blocking calls"). It works like
+ * for a worker blocked in a {@code blocking} call ({@link SpareThreads}). It works like
  * any other. Between two tasks, with its own deque empty, it retires if it is no longer needed;
  * idle, it parks for at most the pool's keep-alive, and when that runs out it searches once more
  * and retires under the same condition. After shutdown it retires as any worker does.
@@ -237,7 +237,7 @@ public final class Worker implements Runnable {
         // the spare is created nests instead of recursing.
         if (blockingDepth++ == 0) {
             try {
-                scheduler.beginBlocking();
+                scheduler.spares.beginBlocking();
             } catch (Throwable e) { // the lock failed (out of stack): nothing was counted
                 blockingDepth--;
                 throw e;
@@ -248,7 +248,7 @@ public final class Worker implements Runnable {
     /** Called on this worker's thread as it leaves a blocking call (in a finally block). */
     public void endBlocking() {
         if (--blockingDepth == 0) {
-            scheduler.endBlocking(); // an atomic decrement
+            scheduler.spares.endBlocking(); // an atomic decrement
         }
     }
 
@@ -512,8 +512,8 @@ public final class Worker implements Runnable {
             return false;
         }
         Runnable task = takeOwn();
-        if (task == null && spare && s.retireSpare(this)) {
-            return false; // no longer needed, its deque empty: see Scheduler, "Blocking calls"
+        if (task == null && spare && s.spares.retire(this)) {
+            return false; // no longer needed, its deque empty: see SpareThreads
         }
         if (task == null && (task = scan()) == null) {
             // Busy is written when the worker runs out of work or gets some, never per task.
@@ -636,7 +636,7 @@ public final class Worker implements Runnable {
                 // A spare idle for its whole keep-alive, and searched once since (Sleep's
                 // proof asks that of a sleeper that took itself off), leaves if the workers it
                 // stood in for are back.
-                if (keptAliveInVain && s.retireSpare(this)) {
+                if (keptAliveInVain && s.spares.retire(this)) {
                     return null;
                 }
                 jec = s.sleep.announceSleepy(); // the next round's scan is the one Sleep relies on
@@ -644,7 +644,7 @@ public final class Worker implements Runnable {
                 // A stripe this round's search found locked is covered by its holder's notice
                 // once it unlocks (InjectionQueue, "Tasks left behind a lock").
                 s.aboutToPark(this);
-                int woken = spare ? s.sleep.sleepAtMost(index, jec, s.spareKeepAliveNanos)
+                int woken = spare ? s.sleep.sleepAtMost(index, jec, s.spares.keepAliveNanos)
                         : s.sleep.sleep(index, jec);
                 if (woken == Sleep.HANDED_OFF) {
                     // Woken with a task in hand: ours to run, whatever the run state (Scheduler,
@@ -715,12 +715,12 @@ public final class Worker implements Runnable {
      * Called on this worker's thread by the task it runs ({@code Task.helpQuiesce()}): runs
      * tasks as {@link #awaitLatch} does (the running task's own forks first, then this worker's
      * older tasks, then the injection queue, then stolen ones) until the pool looks quiescent
-     * ({@link Scheduler#isQuiescent}). Unlike a join it steals past {@link #MAX_HELP_DEPTH}
+     * ({@link Quiescence#isQuiescent}). Unlike a join it steals past {@link #MAX_HELP_DEPTH}
      * too: quiescence may need every queued task, and nobody else may be left to run them (a
      * one-worker pool; another worker itself waiting past the bound). That cannot pile stolen
      * tasks without bound: each runs on top of this frame, and its own waits stop stealing
      * past the bound; only nested helpQuiesce calls add up. With nothing to run it counts
-     * itself idle ({@link Scheduler#quietEnter}, so
+     * itself idle ({@link Quiescence#quietEnter}, so
      * that two callers see each other as idle), pauses ({@link Quiescence#pause}) and looks
      * again, instead of sleeping in {@link Sleep}, since quiescence wakes nobody; it uncounts
      * itself before it takes a task. Returns as soon as the pool is stopping: what is queued
@@ -751,14 +751,14 @@ public final class Worker implements Runnable {
                 }
                 if (quiet) {
                     if (!s.hasQueuedWork()) { // a look that takes nothing: stay counted
-                        if (s.isQuiescent()) {
+                        if (s.quiescence.isQuiescent()) {
                             return true;
                         }
                         interrupted |= Quiescence.pause(idle);
                         idle = Quiescence.nextRound(idle);
                         continue;
                     }
-                    s.quietLeave(); // before taking a task (isQuiescent's second read)
+                    s.quiescence.quietLeave(); // before taking a task (isQuiescent's second read)
                     quiet = false;
                 }
                 Runnable t;
@@ -776,9 +776,9 @@ public final class Worker implements Runnable {
                     idle = 0;
                     continue;
                 }
-                s.quietEnter();
+                s.quiescence.quietEnter();
                 quiet = true;
-                if (s.isQuiescent()) {
+                if (s.quiescence.isQuiescent()) {
                     return true;
                 }
                 interrupted |= Quiescence.pause(idle);
@@ -787,7 +787,7 @@ public final class Worker implements Runnable {
             return false; // stopping: what is queued will not run
         } finally {
             if (quiet) {
-                s.quietLeave();
+                s.quiescence.quietLeave();
             }
             helpDepth--;
             if (interrupted) {

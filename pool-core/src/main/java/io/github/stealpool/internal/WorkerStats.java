@@ -6,8 +6,8 @@ import java.lang.invoke.VarHandle;
 /**
  * The counters one worker keeps on its hot path: tasks it completed, tasks it pushed on its own
  * deque, and its steals; off it, its spin and yield rounds, the tasks that threw on it, and
- * whether it is running tasks. Summed on read by {@link Scheduler#statistics()} and
- * {@link Scheduler#idleRounds()}.
+ * whether it is running tasks. Summed on read by {@link StatisticsAssembly#snapshot()} and
+ * {@link StatisticsAssembly#idleRounds()}.
  *
  * <h2>Threading and orderings</h2>
  * <ul>

@@ -136,7 +136,7 @@ class LatchUnlinkTest {
 
     @Test
     void aParkedWorkerPastTheDepthBoundThatIsInterruptedLeavesNoNodeLinked() throws Exception {
-        Scheduler s = new Scheduler(1, "latch", null, true, null, 8, 0); // not started: only counts
+        Scheduler s = new Scheduler(SchedulerConfig.basic(1, "latch", 8, 0)); // not started: only counts
         Signal signal = new Signal();
         AtomicInteger interrupted = new AtomicInteger();
         int rounds = 100;

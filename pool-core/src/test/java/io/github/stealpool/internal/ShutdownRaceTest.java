@@ -81,7 +81,7 @@ class ShutdownRaceTest {
      */
     @Test
     void aWorkerLeavingWhileShutdownNowSweepsLeavesItsTasksToTheSweep() throws Exception {
-        Scheduler s = new Scheduler(1, "race", null, true, null, 8, 0);
+        Scheduler s = new Scheduler(SchedulerConfig.basic(1, "race", 8, 0));
         CountDownLatch workerAtExit = new CountDownLatch(1);
         CountDownLatch shutdownNowReturned = new CountDownLatch(1);
         CountDownLatch releaseFirst = new CountDownLatch(1);
@@ -149,7 +149,7 @@ class ShutdownRaceTest {
      */
     @Test
     void aForkAfterStopIsTakenBackAndCancelledByItsForker() throws Exception {
-        Scheduler s = new Scheduler(1, "race", null, true, null, 8, 0);
+        Scheduler s = new Scheduler(SchedulerConfig.basic(1, "race", 8, 0));
         CountDownLatch swept = new CountDownLatch(1); // counted down once shutdownNow returned
         s.start();
         AtomicReference<Task<String>> forked = new AtomicReference<>();
@@ -194,7 +194,7 @@ class ShutdownRaceTest {
      */
     @Test
     void aLateSubmittersSweepCancelsAForkInTransitAndPutsPlainTasksBack() throws Exception {
-        Scheduler s = new Scheduler(1, "race", null, true, null, 8, 0);
+        Scheduler s = new Scheduler(SchedulerConfig.basic(1, "race", 8, 0));
         s.start();
         assertTrue(s.shutdownNow().isEmpty());
         assertTrue(s.awaitTermination(HANG, TimeUnit.SECONDS));

@@ -1,0 +1,97 @@
+/**
+ * The engine behind {@code io.github.stealpool.WorkStealingPool}: not an API; public only for
+ * that package's sake.
+ *
+ * <h2>Implementation overview</h2>
+ * Each worker owns a deque that it pushes and pops at one end while other workers steal from the
+ * other; threads outside the pool submit to a striped global queue. An idle worker searches
+ * (spins, then yields), then parks in a protocol that loses no wake-up and wakes one worker per
+ * burst of new work. A worker waiting for a result never just blocks while there is work: it runs
+ * its own forks first, then whatever it can find. The classes' comments carry the rules and their
+ * proofs; this overview says where each piece lives and how a task moves through them.
+ *
+ * <h3>The files, in groups</h3>
+ * <ul>
+ *   <li><b>Queues.</b> {@link io.github.stealpool.internal.ChaseLevDeque} (a worker's own deque:
+ *       owner at the bottom, thieves at the top); {@link io.github.stealpool.internal.InjectionQueue}
+ *       (outside submissions: striped lock-free queues, polled in batches that land in the
+ *       poller's deque).</li>
+ *   <li><b>Idle protocol.</b> {@link io.github.stealpool.internal.Sleep} (searchers, the sleepers'
+ *       stack, the jobs-event counter, hand-offs to a woken worker: no lost wake-ups);
+ *       {@link io.github.stealpool.internal.Quiescence} (the count of workers idle outside Sleep,
+ *       the quiescence check, and waiting for it).</li>
+ *   <li><b>Workers and the scheduler.</b> {@link io.github.stealpool.internal.Scheduler}
+ *       (submission, the sweeps of shutdown and of late submitters, the life cycle; its comment
+ *       proves that no accepted task is lost), built from a
+ *       {@link io.github.stealpool.internal.SchedulerConfig};
+ *       {@link io.github.stealpool.internal.Worker} (the loop a worker thread runs: its search
+ *       order, the idle rounds, forks, helping joins); {@code WorkerThread} (the pool's own
+ *       thread, which finds its Worker without a ThreadLocal); {@code SpareThreads} (stand-ins
+ *       for workers blocked in {@code blocking} calls); {@code ShutdownProbe} (a test seam).</li>
+ *   <li><b>Latches and tasks.</b> {@link io.github.stealpool.internal.Latch} (a set-once outcome
+ *       that workers wait for by working and other threads by parking), with
+ *       {@link io.github.stealpool.internal.Signal} and
+ *       {@link io.github.stealpool.internal.LatchAccess}; {@link io.github.stealpool.internal.Join}
+ *       (a join of two halves); {@link io.github.stealpool.internal.ForkedJob} (a fork/join piece,
+ *       which shutdown cancels rather than hands back);
+ *       {@link io.github.stealpool.internal.PoolFutureTask} (the future behind {@code submit});
+ *       {@link io.github.stealpool.internal.Failures} (rethrowing a failure in another
+ *       thread).</li>
+ *   <li><b>Range loops.</b> {@link io.github.stealpool.internal.RangeLoop} (a loop balanced by
+ *       work-stealing ranges), {@link io.github.stealpool.internal.RangeLoops} (its kinds), and
+ *       {@link io.github.stealpool.internal.StealableRange} (a range its owner consumes from the
+ *       low end while thieves split off the high end).</li>
+ *   <li><b>Timing and statistics.</b> {@link io.github.stealpool.internal.TaskTimer},
+ *       {@link io.github.stealpool.internal.TaskSampler} and {@code TimedTask} (timing a sample
+ *       of submitted tasks while a listener listens); {@link io.github.stealpool.internal.WorkerStats}
+ *       (one worker's counters); {@code StatisticsAssembly} (the public {@code PoolStats}, built
+ *       from them).</li>
+ * </ul>
+ *
+ * <h3>A submit</h3>
+ * {@code WorkStealingPool.execute} calls {@link io.github.stealpool.internal.Scheduler#execute},
+ * which asks {@link io.github.stealpool.internal.Scheduler#currentWorker()} whether the caller is
+ * one of the pool's workers. A worker's task goes to its own deque ({@code pushLocal}): a check of
+ * the run state, the push, a full fence, the check again, and
+ * {@link io.github.stealpool.internal.Sleep#notifyNewJob()}. Any other thread's task
+ * ({@code pushExternal}) goes straight to a parked worker if nobody is searching
+ * ({@link io.github.stealpool.internal.Sleep#tryHandOff}); otherwise it is offered to the
+ * {@code InjectionQueue}, fenced, the run state checked again (a submitter that raced with
+ * shutdown settles in {@code settleLate}), and announced with {@code notifyNewJob}, which wakes a
+ * sleeper only when no worker is searching already.
+ *
+ * <h3>A fork</h3>
+ * {@code Task.fork()} on a worker claims the task and calls
+ * {@link io.github.stealpool.internal.Worker#fork(io.github.stealpool.Task)} (a join's second
+ * half goes through {@code Worker.fork(ForkedJob)}, the same path): the piece is pushed on the
+ * worker's deque, a full fence orders the push before the read of the run state (after
+ * {@code shutdownNow} the worker takes the piece back and cancels it), and {@code notifyNewJob}
+ * publishes it to the idle workers. No lock, and no allocation beyond the task itself. Off the
+ * pool, {@code fork()} submits the task to the common pool instead.
+ *
+ * <h3>A join</h3>
+ * {@link io.github.stealpool.internal.Join#join} forks the second half as a job (a
+ * {@code Latch} that is also a {@code ForkedJob}), runs the first half, then takes the second
+ * back with {@link io.github.stealpool.internal.Worker#tryUnfork} if nobody stole it, and runs it
+ * too. If a thief took it, {@link io.github.stealpool.internal.Worker#awaitLatch} helps until the
+ * latch is set: the task's own forks first, then older tasks, the injection queue and steals
+ * (below a help-depth bound); with nothing to run it sleeps in {@code Sleep}, registered on the
+ * latch so that its completer wakes it ({@link io.github.stealpool.internal.Sleep#wakeWorker});
+ * past the bound it parks ({@code Latch.parkUntilSet}), counted idle in {@code Quiescence}.
+ * {@code Task.join()} on a worker takes the same path ({@code tryUnfork}, then helping while it
+ * waits); off the pool it parks on the latch.
+ *
+ * <h3>A park</h3>
+ * A worker's loop ({@code Worker.runNext}) takes its own tasks, then scans: the injection queue,
+ * then the other deques from a random victim. With nothing found it enters the idle protocol
+ * ({@code Worker.awaitWork}): it becomes a searcher
+ * ({@link io.github.stealpool.internal.Sleep#tryStartSearching()}), searches through spin and
+ * yield rounds, stops searching, takes a snapshot of the jobs-event counter
+ * ({@link io.github.stealpool.internal.Sleep#announceSleepy()}), searches once more, and parks
+ * with {@link io.github.stealpool.internal.Sleep#sleep(int, long)}, which returns at once if a
+ * job was announced since the snapshot. It wakes when {@code notifyNewJob} picks it, when a
+ * submitter hands it a task, or at shutdown; a spare thread parks for at most its keep-alive
+ * ({@link io.github.stealpool.internal.Sleep#sleepAtMost}) and then may retire. After shutdown an
+ * idle worker retires instead ({@code Scheduler.tryRetire}) once every queue is empty.
+ */
+package io.github.stealpool.internal;
