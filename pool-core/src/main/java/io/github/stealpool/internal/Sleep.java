@@ -171,7 +171,7 @@ import java.util.function.Consumer;
  *   <li><b>c counts nobody asleep and nobody searching:</b> every worker is running a task or
  *       between tasks; each searches again when it is done, and one falling asleep is covered by
  *       the first case. One kind of worker may leave instead, without a last search: a spare
- *       thread no longer needed (Scheduler, "Blocking calls"). It leaves only while more
+ *       thread no longer needed (SpareThreads, "Blocking calls"). It leaves only while more
  *       spares are alive than workers blocked in blocking calls, so at least
  *       {@code parallelism} threads not blocked remain, and they search when done.</li>
  *   <li><b>Workers woken with a job in hand</b> (H, the hand-off's CAS; W, its worker; s, the
@@ -1049,7 +1049,7 @@ public final class Sleep extends SleepCtl {
     /**
      * The state word read under the lock: no worker is then between counting itself asleep and
      * backing out, and no waker between uncounting a sleeper and popping it. For
-     * {@code Scheduler.isQuiescent}, off the hot paths.
+     * {@code Quiescence.isQuiescent}, off the hot paths.
      */
     long readUnderLock() {
         acquire();
