@@ -3,16 +3,12 @@ package io.github.stealpool.internal;
 import java.lang.ref.WeakReference;
 import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * How a failure recorded in one thread is rethrown in another, and how a failure nobody waits
  * for (a task run by {@code execute}) is reported.
  */
 public final class Failures {
-
-    /** The scheduler's logger: the one line logged here was always the scheduler's. */
-    private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
 
     private Failures() {
     }
@@ -168,13 +164,17 @@ public final class Failures {
      * {@code ThreadPoolExecutor}). Either way the worker carries on. SLF4J hears only of a
      * handler that itself throws.
      *
+     * @param log            the scheduler's logger, passed in: this class keeps no static state,
+     *                       so a first use deep in a stack cannot fail its initialisation and
+     *                       leave it unusable for good
      * @param poolName       for the log line
      * @param failureHandler the builder's handler, or null for the thread's own
      * @param task           the task as queued (a timed wrapper is unwrapped for the log)
      * @param ex             what it threw
      */
-    static void reportUncaught(String poolName, Thread.UncaughtExceptionHandler failureHandler,
-                               Runnable task, Throwable ex) {
+    static void reportUncaught(Logger log, String poolName,
+                               Thread.UncaughtExceptionHandler failureHandler, Runnable task,
+                               Throwable ex) {
         Thread self = Thread.currentThread();
         // Never null: a running thread always has a handler or a thread group.
         Thread.UncaughtExceptionHandler handler = failureHandler != null
@@ -190,7 +190,7 @@ public final class Failures {
             }
         }
         try {
-            LOG.warn("{}: task {} threw and the uncaught-exception handler failed; the worker carries on",
+            log.warn("{}: task {} threw and the uncaught-exception handler failed; the worker carries on",
                     poolName, TaskTimer.unwrap(task).getClass().getName(), ex);
         } catch (Throwable ignored) {
             // Logging failed (out of memory?): nothing more we can do without killing the worker.

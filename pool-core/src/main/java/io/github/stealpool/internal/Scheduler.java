@@ -569,7 +569,7 @@ public final class Scheduler {
             try {
                 Worker.taskFailed();
             } finally { // even out of stack entering it: the failure must still be reported
-                Failures.reportUncaught(name, failureHandler, task, ex); // off the hot path
+                Failures.reportUncaught(LOG, name, failureHandler, task, ex); // off the hot path
             }
         }
     }

@@ -36,7 +36,7 @@
  *       which shutdown cancels rather than hands back);
  *       {@link io.github.stealpool.internal.PoolFutureTask} (the future behind {@code submit});
  *       {@link io.github.stealpool.internal.Failures} (rethrowing a failure in another
- *       thread).</li>
+ *       thread, and reporting one that nobody waits for: a task run by {@code execute}).</li>
  *   <li><b>Range loops.</b> {@link io.github.stealpool.internal.RangeLoop} (a loop balanced by
  *       work-stealing ranges), {@link io.github.stealpool.internal.RangeLoops} (its kinds), and
  *       {@link io.github.stealpool.internal.StealableRange} (a range its owner consumes from the
