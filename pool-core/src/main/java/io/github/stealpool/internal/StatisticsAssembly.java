@@ -32,6 +32,12 @@ final class StatisticsAssembly {
      * object, so that statistics readers never write next to the fields every submitter reads.
      */
     private final long[] externalReported = new long[1]; // guarded by itself
+    /**
+     * Largest parked time reported, guarded by {@link #externalReported}: a waker reads the clock
+     * before it takes Sleep's lock (Sleep, "Errors"), so a park it ends may be recorded a little
+     * shorter than a reader saw it while it was under way; the clamp keeps the total monotonic.
+     */
+    private long parkedNanosReported;
 
     StatisticsAssembly(Scheduler scheduler) {
         this.scheduler = scheduler;
@@ -87,6 +93,7 @@ final class StatisticsAssembly {
             external = Math.max(externalReported[0],
                     s.injection.offeredCount() - offersNotSubmitted + idle[3]); // + hand-offs
             externalReported[0] = external;
+            idle[2] = parkedNanosReported = Math.max(parkedNanosReported, idle[2]);
         }
         int size = s.liveWorkers;
         int parked = s.sleep.sleepingWorkers();
