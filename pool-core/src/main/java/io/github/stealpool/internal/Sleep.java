@@ -118,12 +118,11 @@ import java.util.function.Consumer;
  *
  * <p>Why: a worker coming out of a long sleep finds nothing in its caches, and on a virtual
  * machine not even its page mappings, so every queue it reads on its way to the job costs
- * microseconds; woken with the job in hand it reads none. On 2 cores, after 2 ms idle, our
- * wake-up went from 1.43-1.57x {@code ForkJoinPool}'s to 1.10-1.14x (see docs/lab/wake-ups.md). Why only
- * into an idle pool, after a long sleep: with hand-offs into any idle moment, one submitter
- * feeding 8 workers on 2 cores (the pool drains and falls asleep between its tasks, 20 to 66
- * times per 100,000) ran 15% slower; bounded so, it hands off about once per burst, and ran as
- * fast as without hand-offs (JMH medians of 12 forks, 4.63 against 4.54 ms).
+ * microseconds; woken with the job in hand it reads none, which brings a cold wake-up close to
+ * {@code ForkJoinPool}'s. Why only into an idle pool, after a long sleep: hand-offs into any idle
+ * moment slowed a submitter that feeds a pool which drains and sleeps between its tasks; bounded
+ * so, it hands off about once per burst and costs nothing measurable (docs/lab/wake-ups.md has
+ * the figures).
  *
  * <p>A job handed off is in the hands of one thread from the moment its record is released: a
  * sleeper whose record was released always returns from {@link #sleep} with what the waker
@@ -427,7 +426,7 @@ public final class Sleep extends SleepCtl {
         if (2 * searching(lvCtl()) >= workers) {
             return false;
         }
-        CTL.getAndAdd(this, ONE_SEARCHING);
+        addCtl(ONE_SEARCHING);
         return true;
     }
 
@@ -437,7 +436,7 @@ public final class Sleep extends SleepCtl {
      * at every queue and call {@link #wakeSearcher()} if it sees work (see the proof).
      */
     public boolean stopSearching() {
-        long c = (long) CTL.getAndAdd(this, -ONE_SEARCHING) - ONE_SEARCHING;
+        long c = addCtl(-ONE_SEARCHING) - ONE_SEARCHING;
         assert searching(c + ONE_SEARCHING) != 0 : "searcher count underflow: " + describe(c);
         return wantsWaker(c);
     }
@@ -876,7 +875,7 @@ public final class Sleep extends SleepCtl {
      * post counted on it: see the proof).
      */
     public boolean stopSearchingAfterHandOff(int index) {
-        long c = (long) CTL.getAndAdd(this, -ONE_SEARCHING) - ONE_SEARCHING;
+        long c = addCtl(-ONE_SEARCHING) - ONE_SEARCHING;
         assert searching(c + ONE_SEARCHING) != 0 : "searcher count underflow: " + describe(c);
         return wantsWaker(c) && (c >>> JEC_SHIFT) != records[index].handOffJec;
     }
