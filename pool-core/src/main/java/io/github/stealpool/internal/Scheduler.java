@@ -396,6 +396,9 @@ public final class Scheduler {
         }
         w.stats.incSubmitted();
         sleep.notifyNewJob();
+        if (LabSwitches.WAKE_POLICY != LabSwitches.WAKE_ONE) {
+            w.spreadIfAlone();
+        }
     }
 
     /**

@@ -99,6 +99,20 @@ import java.util.function.Consumer;
  * queued anywhere, it wakes the next searcher with {@link #wakeSearcher()}. Under the lock a waker checks once more
  * that nobody is searching, so racing posters wake one worker, not one each.
  *
+ * <h2>Spreading a computation (lab switch)</h2>
+ * One wake-up in flight suits one producer trickling jobs, but a fork tree then reaches its
+ * workers one wake-up after another. Under {@code -Dstealpool.lab.wakePolicy=fork} (an A/B
+ * test for many-core machines, off by default: {@link LabSwitches}) a worker whose fork or
+ * {@code execute} lands on its empty deque also calls {@link #spread()}, which wakes one more
+ * sleeper to search even while others search; with {@code fork-steal}, so does a thief whose
+ * steal leaves tasks behind in its victim (JDK 26's {@code ForkJoinPool} rule, PR 26479). Each
+ * woken worker that forks or steals can wake one more, so n workers are reached in O(log n)
+ * generations; an outside producer's posts never spread, so it still wakes one at a time.
+ * Bounded by half the workers searching and by as many awake as cores. The proof below does not
+ * change: such a wake-up is one more, under the lock, that pops a sleeper and counts it as a
+ * searcher in one step, exactly as {@code wakeOne}'s; no post relies on it (it takes the lock
+ * only with {@code tryLock}, and gives up when it is busy).
+ *
  * <h2>Handing a job to the worker woken for it</h2>
  * A thread outside the pool with a job to post, that finds the pool idle (as many sleepers as
  * its parallelism, nobody searching) and its most recent sleeper an idle worker parked for at least
@@ -312,6 +326,8 @@ public final class Sleep extends SleepCtl {
     private final AllAsleep allAsleep = new AllAsleep();
     /** The pool's parallelism: at most half of it searches at once. */
     private final int workers;
+    /** The processors the JVM may use: {@link #spread} wakes nobody once as many are awake. */
+    private final int cores = Runtime.getRuntime().availableProcessors();
     private final BooleanSupplier mustNotSleep;
 
     /** The points inside a sleep where a test may make an Error strike ({@link #faultHook}). */
@@ -596,6 +612,18 @@ public final class Sleep extends SleepCtl {
         }
     }
 
+    /** As {@link #acquire()}, without waiting: false if another thread holds the lock. */
+    private boolean tryAcquire() {
+        try {
+            return lock.tryLock();
+        } catch (RuntimeException | Error e) {
+            if (lock.isHeldByCurrentThread()) {
+                lock.unlock();
+            }
+            throw e;
+        }
+    }
+
     /**
      * Releases the lock, as the waker's {@code finally}. If the unlock fails before it released
      * the lock, lets it go before the Error propagates: a retry would re-enter it and keep it.
@@ -776,6 +804,49 @@ public final class Sleep extends SleepCtl {
                 if (casCtl(c, c + 2 * JEC_ONE)) {
                     return;
                 }
+            }
+            // Before the flag is cleared: the wakee's stopSearching must find itself counted.
+            addCtl(ONE_SEARCHING - ONE_SLEEPING);
+            int index = sleepers[--sleeperCount];
+            sleepersChanged();
+            t = release(records[index], WOKEN_TO_SEARCH, now);
+        } finally {
+            release();
+        }
+        LockSupport.unpark(t);
+    }
+
+    /**
+     * Lab switch {@code stealpool.lab.wakePolicy} ({@link LabSwitches}), off by default: called
+     * after {@link #notifyNewJob()} by a worker whose fork landed on its empty deque (or whose
+     * steal left tasks behind), it wakes one more sleeper to search even while others search, so
+     * that a computation's wake-ups spread in generations (see "Spreading a computation").
+     * Bounded: only while fewer than half the workers search, and fewer are awake than cores.
+     * While nobody sleeps, one volatile read.
+     */
+    public void spread() {
+        long c = lvCtl();
+        int asleep = sleeping(c);
+        if (asleep != 0 && 2 * searching(c) < workers && workers - asleep < cores) {
+            wakeAnother();
+        }
+    }
+
+    /**
+     * Pops the most recent sleeper and wakes it as a searcher, whoever searches, unless the
+     * lock is busy (another waker is at work: this wake-up is one more, never one the proof
+     * needs) or half the workers search by then.
+     */
+    private void wakeAnother() {
+        StackHeadroom.ensure(); // an overflow costs this wake-up only, before anything is done
+        long now = System.nanoTime();
+        Thread t;
+        if (!tryAcquire()) {
+            return;
+        }
+        try {
+            if (sleeperCount == 0 || 2 * searching(lvCtl()) >= workers) {
+                return;
             }
             // Before the flag is cleared: the wakee's stopSearching must find itself counted.
             addCtl(ONE_SEARCHING - ONE_SLEEPING);

@@ -226,6 +226,16 @@ public final class Worker implements Runnable {
         }
         stats.incSubmitted();
         scheduler.sleep.notifyNewJob(); // the fence above is the publication Sleep requires
+        if (LabSwitches.WAKE_POLICY != LabSwitches.WAKE_ONE) {
+            spreadIfAlone();
+        }
+    }
+
+    /** Lab switch: a job pushed onto an empty deque wakes one more searcher (Sleep.spread). */
+    void spreadIfAlone() {
+        if (deque.size() == 1) {
+            scheduler.sleep.spread();
+        }
     }
 
     /**
@@ -588,6 +598,10 @@ public final class Worker implements Runnable {
                 if (t != null) {
                     stats.addStealAttempts(looks);
                     stats.incSteals();
+                    if (LabSwitches.WAKE_POLICY == LabSwitches.WAKE_FORK_STEAL
+                            && !victim.isEmpty()) {
+                        scheduler.sleep.spread(); // lab switch: tasks left behind (Sleep)
+                    }
                     return t;
                 }
             }
