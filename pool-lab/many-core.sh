@@ -13,6 +13,7 @@
 #   bash ../shared/tools/portable-kit.sh && cp pool-lab/target/lab.jar .kit/
 # On the many-core machine, from the project root:
 #   bash .kit/portable-kit.sh run 'bash pool-lab/many-core.sh $OUT'
+#   bash .kit/portable-kit.sh run 'MODE=ab bash pool-lab/many-core.sh $OUT'   (the A/B alone)
 # Each section runs only while the time budget (BUDGET_S, default 480 s) lasts, most decisive
 # first; a section cut short leaves what it measured.
 set -uo pipefail
@@ -45,7 +46,7 @@ jmh() {
     if (($(left) < need)); then echo "skipped (budget): $jdk $policy $*" | tee -a "$log"; return; fi
     local tmp; tmp=$(mktemp)
     echo "### JDK $jdk, wakePolicy=$policy: $*" | tee -a "$log"
-    timeout $(($(left) + 5)) $jv -jar "$KIT/benchmarks.jar" "$@" -f 1 -wi 2 -w 500ms -i 3 -r 500ms \
+    timeout $(($(left) + 5)) $jv -jar "$KIT/benchmarks.jar" -f 1 -wi 2 -w 500ms -i "${ITER:-3}" -r 500ms "$@" \
         -jvmArgsAppend "-Dstealpool.lab.wakePolicy=$policy" -rf csv -rff "$tmp" >> "$log" 2>&1
     tail -n +2 "$tmp" | sed "s/^/$policy,$jdk,/" >> "$csv"
     tail -n +2 "$tmp" | cut -d, -f1,5,6 | sed "s/^/  $policy: /"
@@ -59,6 +60,26 @@ ramp() {
     timeout $(($(left) + 5)) $J17 -Xms1g -Xmx1g -Dstealpool.lab.wakePolicy="$1" -cp "$KIT/lab.jar" \
         io.github.stealpool.bench.RampUpProbe "$2" "$3" 25 300 "$4" 2>&1 | tee -a "$out/ramp.txt"
 }
+
+# MODE=ab: the decisive A/B alone, with more measurement per cell (about 5 minutes): each cell
+# twice, the policies in turn and then in reverse order, ForkJoinPool beside them each time.
+if [[ ${MODE:-all} == ab ]]; then
+    ITER=5
+    AB_FIB=(ParallelismFibBenchmark -p parallelism=16,32)
+    AB_FJ=('ForkJoinBenchmark.(mergeSort1M|fib30)$')
+    AB_SUB=(SubmitBenchmark -p producers=1 -p work=tiny)
+    for order in "one fork fork-steal" "fork-steal fork one"; do
+        jmh 17 $J17 one "${AB_FIB[@]}" -p pool=forkjoin
+        for p in $order; do jmh 17 $J17 "$p" "${AB_FIB[@]}" -p pool=stealpool ; done
+        jmh 17 $J17 one "${AB_FJ[@]}" -p pool=forkjoin
+        for p in $order; do jmh 17 $J17 "$p" "${AB_FJ[@]}" -p pool=stealpool ; done
+        for p in $order; do jmh 17 $J17 "$p" "${AB_SUB[@]}" -p pool=stealpool ; done
+        [[ -n $J25 ]] && for p in $order; do jmh 25 $J25 "$p" "${AB_FIB[@]}" -p pool=stealpool ; done
+    done
+    [[ -n $J25 ]] && jmh 25 $J25 one "${AB_FIB[@]}" -p pool=forkjoin
+    echo "done in $((SECONDS - start)) s" | tee -a "$log"
+    exit 0
+fi
 
 # 1. The ramp, per policy (seconds each): does a fork tree reach the workers in generations?
 ramp one stealpool,forkjoin 8,16,32 0

@@ -24,6 +24,17 @@ final class LabSwitches {
     private LabSwitches() {
     }
 
+    /**
+     * Initialises this class, called by every scheduler's constructor: a bad value then fails
+     * the pool's construction, and no first use deep in a stack initialises it.
+     */
+    static void checkLoaded() {
+        // The read of WAKE_POLICY below is the initialisation; nothing else to do.
+        if (WAKE_POLICY < WAKE_ONE) {
+            throw new AssertionError(WAKE_POLICY);
+        }
+    }
+
     static int parseWakePolicy(String value) {
         if (value == null || value.equals("one")) {
             return WAKE_ONE;

@@ -210,6 +210,9 @@ public final class Scheduler {
         this.failureHandler = config.failureHandler();
         this.statistics = new StatisticsAssembly(this);
         int total = parallelism + maxSpares;
+        // Read here, shallow in the stack, so that a bad value fails the pool's construction and
+        // a first use deep in a fork cannot fail the class's initialisation.
+        LabSwitches.checkLoaded();
         // After shutdown an idle worker retires rather than sleeps, unless it is the last one
         // free to run what blocked workers fork (SpareThreads, "After shutdown"): then it sleeps.
         // The spares are reached only once the pool is shut down, so Sleep's path while it runs

@@ -33,8 +33,8 @@ import java.util.function.Consumer;
  * <p>Errors: a sleep may be entered at any stack depth (a join waits in it), and so may a
  * wake-up (a fork's notice deep in a recursion, a completer deep in nested helping), so a
  * StackOverflowError, or an OutOfMemoryError, may strike any call. Each sleep and each waker
- * that takes the lock ({@code wakeOne}, {@link #wakeWorker}, {@link #tryHandOff},
- * {@link #wakeAll}) first calls {@link StackHeadroom#ensure()}, which takes more stack than the
+ * that takes the lock ({@code wakeOne}, {@code wakeAnother}, {@link #wakeWorker},
+ * {@link #tryHandOff}, {@link #wakeAll}) first calls {@link StackHeadroom#ensure()}, which takes more stack than the
  * deepest chain the section makes (the JDK's lock, park and clock included, and the sleeper's
  * whole way out on an interrupt, a time-out or an Error) and gives it back: a real overflow
  * strikes there, before anything is done, or nowhere in the section. The VarHandle call sites
@@ -107,7 +107,8 @@ import java.util.function.Consumer;
  * sleeper to search even while others search; with {@code fork-steal}, so does a thief whose
  * steal leaves tasks behind in its victim (JDK 26's {@code ForkJoinPool} rule, PR 26479). Each
  * woken worker that forks or steals can wake one more, so n workers are reached in O(log n)
- * generations; an outside producer's posts never spread, so it still wakes one at a time.
+ * generations. Under {@code fork}, an outside producer's posts never spread, so it still wakes
+ * one at a time; under {@code fork-steal}, thieves spread the batches its tasks arrive in.
  * Bounded by half the workers searching and by as many awake as cores. The proof below does not
  * change: such a wake-up is one more, under the lock, that pops a sleeper and counts it as a
  * searcher in one step, exactly as {@code wakeOne}'s; no post relies on it (it takes the lock
@@ -327,7 +328,7 @@ public final class Sleep extends SleepCtl {
     /** The pool's parallelism: at most half of it searches at once. */
     private final int workers;
     /** The processors the JVM may use: {@link #spread} wakes nobody once as many are awake. */
-    private final int cores = Runtime.getRuntime().availableProcessors();
+    private final int cores;
     private final BooleanSupplier mustNotSleep;
 
     /** The points inside a sleep where a test may make an Error strike ({@link #faultHook}). */
@@ -386,6 +387,14 @@ public final class Sleep extends SleepCtl {
      * pool uses {@link #HAND_OFF_AFTER_NANOS}; tests of the protocol use 0).
      */
     Sleep(int workers, int slots, BooleanSupplier mustNotSleep, long handOffAfterNanos) {
+        this(workers, slots, mustNotSleep, handOffAfterNanos,
+                Runtime.getRuntime().availableProcessors());
+    }
+
+    /** As above, {@link #spread} counting {@code cores} processors (tests of it pass their own). */
+    Sleep(int workers, int slots, BooleanSupplier mustNotSleep, long handOffAfterNanos,
+          int cores) {
+        this.cores = cores;
         if (workers < 1 || slots < workers || slots > SLEEPING_MASK) {
             throw new IllegalArgumentException("need 1 <= workers <= slots <= " + SLEEPING_MASK
                     + ": workers " + workers + ", slots " + slots);
@@ -828,7 +837,13 @@ public final class Sleep extends SleepCtl {
         long c = lvCtl();
         int asleep = sleeping(c);
         if (asleep != 0 && 2 * searching(c) < workers && workers - asleep < cores) {
-            wakeAnother();
+            try {
+                wakeAnother();
+            } catch (Throwable lost) {
+                // Best effort, never thrown: no post relies on this wake-up, and a caller
+                // holding a stolen task, or an execute that already queued its task, must not
+                // fail for it (an Error is one that StackHeadroom let through before the lock).
+            }
         }
     }
 

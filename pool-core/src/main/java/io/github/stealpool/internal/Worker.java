@@ -231,6 +231,20 @@ public final class Worker implements Runnable {
         }
     }
 
+    /**
+     * Lab switch: a steal that left tasks behind in {@code victim} wakes one more searcher
+     * (Sleep.spread). Never throws: the stolen task is only in the caller's hands.
+     */
+    private void spreadBehind(ChaseLevDeque<Runnable> victim) {
+        try {
+            if (!victim.isEmpty()) {
+                scheduler.sleep.spread();
+            }
+        } catch (Throwable lost) {
+            // Out of stack on the way in: only a spare wake-up is lost.
+        }
+    }
+
     /** Lab switch: a job pushed onto an empty deque wakes one more searcher (Sleep.spread). */
     void spreadIfAlone() {
         if (deque.size() == 1) {
@@ -598,9 +612,8 @@ public final class Worker implements Runnable {
                 if (t != null) {
                     stats.addStealAttempts(looks);
                     stats.incSteals();
-                    if (LabSwitches.WAKE_POLICY == LabSwitches.WAKE_FORK_STEAL
-                            && !victim.isEmpty()) {
-                        scheduler.sleep.spread(); // lab switch: tasks left behind (Sleep)
+                    if (LabSwitches.WAKE_POLICY == LabSwitches.WAKE_FORK_STEAL) {
+                        spreadBehind(victim);
                     }
                     return t;
                 }

@@ -213,6 +213,30 @@ class SleepStackOverflowTest {
     }
 
     @Test
+    void aSpreadOverflowingAnywhereLeavesTheStateWholeAndNeverThrows() throws Exception {
+        for (int round = 0; round < ROUNDS; round++) {
+            Sleep sleep = new Sleep(4, 4, () -> false, 0L, 4);
+            AtomicReference<Object> slept = new AtomicReference<>();
+            Thread s = sleeper(sleep, 0, false, slept);
+            awaitAsleep(sleep, 1, s);
+            AtomicReference<Object> outcome = new AtomicReference<>();
+            Thread w = sweep("forker", () -> {
+                sleep.spread(); // best effort: an overflow inside costs the wake-up only
+                return 0;
+            }, outcome);
+            assertEquals(0, finish(w, outcome));
+            assertEquals(null, sleep.inconsistency());
+            if (sleep.sleepingWorkers() == 1) {
+                sleep.spread();
+            }
+            s.join(HANG.toMillis());
+            assertEquals(Sleep.WOKEN_TO_SEARCH, slept.get());
+            sleep.stopSearching();
+            assertConsistentAndAwake(sleep, 4);
+        }
+    }
+
+    @Test
     void aWakeByNameOverflowingAnywhereLeavesTheStateWhole() throws Exception {
         for (int round = 0; round < ROUNDS; round++) {
             Sleep sleep = new Sleep(2, 2, () -> false, 0L);

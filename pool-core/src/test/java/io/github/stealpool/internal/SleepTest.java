@@ -85,6 +85,49 @@ class SleepTest {
     }
 
     @Test
+    void spreadWakesOneMoreSearcherWhileOthersSearchButNoMoreThanHalfThePoolNorTheCores()
+            throws Exception {
+        int n = 6;
+        Sleep sleep = new Sleep(n, n, () -> false, 0L, n);
+        List<Integer> woken = new CopyOnWriteArrayList<>();
+        List<Thread> threads = startSleepers(sleep, n - 1, woken); // worker 5 is awake: it forks
+        sleep.notifyNewJob();
+        assertEquals(1, sleep.searchingWorkers());
+        sleep.notifyNewJob(); // one wake-up in flight: nobody more
+        assertEquals(n - 2, sleep.sleepingWorkers());
+        sleep.spread(); // but a spread wakes one more although somebody searches
+        assertEquals(n - 3, sleep.sleepingWorkers());
+        assertEquals(2, sleep.searchingWorkers());
+        sleep.spread();
+        assertEquals(3, sleep.searchingWorkers());
+        sleep.spread(); // half the pool searches: no more
+        assertEquals(3, sleep.searchingWorkers());
+        assertEquals(n - 4, sleep.sleepingWorkers());
+        assertEquals(null, sleep.inconsistency());
+        await().atMost(HANG).until(() -> woken.size() == 3);
+        assertEquals(List.of(Sleep.WOKEN_TO_SEARCH, Sleep.WOKEN_TO_SEARCH, Sleep.WOKEN_TO_SEARCH),
+                woken);
+        wakeAllAndJoin(sleep, threads);
+        assertEquals(null, sleep.inconsistency());
+
+        Sleep fewCores = new Sleep(n, n, () -> false, 0L, 2);
+        List<Thread> more = startSleepers(fewCores, n - 1, new CopyOnWriteArrayList<>());
+        fewCores.notifyNewJob(); // two awake now, as many as the cores
+        fewCores.spread();
+        assertEquals(n - 2, fewCores.sleepingWorkers(), "no more awake than cores");
+        wakeAllAndJoin(fewCores, more);
+    }
+
+    @Test
+    void aBadLabWakePolicyIsNamed() {
+        assertEquals(LabSwitches.WAKE_ONE, LabSwitches.parseWakePolicy(null));
+        assertEquals(LabSwitches.WAKE_FORK_STEAL, LabSwitches.parseWakePolicy("fork-steal"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> LabSwitches.parseWakePolicy("storm"));
+        assertTrue(e.getMessage().contains("stealpool.lab.wakePolicy"), e.getMessage());
+    }
+
+    @Test
     void theLastWorkerToFallAsleepIsTheFirstWoken() throws Exception {
         Sleep sleep = new Sleep(3, () -> false);
         List<Integer> order = new CopyOnWriteArrayList<>();
