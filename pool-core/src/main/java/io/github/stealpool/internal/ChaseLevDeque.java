@@ -166,8 +166,14 @@ public final class ChaseLevDeque<E> extends ChaseLevDequePad2 {
 
     // --- owner operations ---
 
-    /** Owner only: adds {@code e} at the bottom. */
-    public void push(E e) {
+    /**
+     * Owner only: adds {@code e} at the bottom.
+     *
+     * @return whether the deque held nothing as the push began ({@code top}, read first, met
+     *         {@code bottom}): a hint, free since the push reads {@code top} anyway; thieves may
+     *         have emptied it since
+     */
+    public boolean push(E e) {
         long b = lpBottom();
         long t = lvTop();
         Object[] a = lpArray();
@@ -176,6 +182,7 @@ public final class ChaseLevDeque<E> extends ChaseLevDequePad2 {
         }
         a[(int) b & (a.length - 1)] = e;
         soBottom(b + 1);
+        return b == t;
     }
 
     /**

@@ -210,9 +210,6 @@ public final class Scheduler {
         this.failureHandler = config.failureHandler();
         this.statistics = new StatisticsAssembly(this);
         int total = parallelism + maxSpares;
-        // Read here, shallow in the stack, so that a bad value fails the pool's construction and
-        // a first use deep in a fork cannot fail the class's initialisation.
-        LabSwitches.checkLoaded();
         // After shutdown an idle worker retires rather than sleeps, unless it is the last one
         // free to run what blocked workers fork (SpareThreads, "After shutdown"): then it sleeps.
         // The spares are reached only once the pool is shut down, so Sleep's path while it runs
@@ -387,8 +384,9 @@ public final class Scheduler {
         }
         TaskTimer timer = taskTimer;
         Runnable task = timer == null ? submitted : timer.forWorker(submitted, w.submitSampler);
+        boolean alone;
         try {
-            w.deque.push(task);
+            alone = w.deque.push(task);
         } catch (IllegalStateException full) {
             statistics.rejectedSubmissions.increment();
             throw new RejectedExecutionException(name + ": " + full.getMessage(), full);
@@ -399,8 +397,8 @@ public final class Scheduler {
         }
         w.stats.incSubmitted();
         sleep.notifyNewJob();
-        if (LabSwitches.WAKE_POLICY != LabSwitches.WAKE_ONE) {
-            w.spreadIfAlone();
+        if (alone) {
+            sleep.spread(); // as a fork's (Sleep, "Spreading a computation")
         }
     }
 

@@ -99,20 +99,20 @@ import java.util.function.Consumer;
  * queued anywhere, it wakes the next searcher with {@link #wakeSearcher()}. Under the lock a waker checks once more
  * that nobody is searching, so racing posters wake one worker, not one each.
  *
- * <h2>Spreading a computation (lab switch)</h2>
- * One wake-up in flight suits one producer trickling jobs, but a fork tree then reaches its
- * workers one wake-up after another. Under {@code -Dstealpool.lab.wakePolicy=fork} (an A/B
- * test for many-core machines, off by default: {@link LabSwitches}) a worker whose fork or
- * {@code execute} lands on its empty deque also calls {@link #spread()}, which wakes one more
- * sleeper to search even while others search; with {@code fork-steal}, so does a thief whose
- * steal leaves tasks behind in its victim (JDK 26's {@code ForkJoinPool} rule, PR 26479). Each
- * woken worker that forks or steals can wake one more, so n workers are reached in O(log n)
- * generations. Under {@code fork}, an outside producer's posts never spread, so it still wakes
- * one at a time; under {@code fork-steal}, thieves spread the batches its tasks arrive in.
- * Bounded by half the workers searching and by as many awake as cores. The proof below does not
- * change: such a wake-up is one more, under the lock, that pops a sleeper and counts it as a
- * searcher in one step, exactly as {@code wakeOne}'s; no post relies on it (it takes the lock
- * only with {@code tryLock}, and gives up when it is busy).
+ * <h2>Spreading a computation</h2>
+ * One wake-up in flight suits one producer trickling jobs, but a fork tree would then reach its
+ * workers one wake-up after another. So two more posts wake a sleeper even while others search,
+ * through {@link #spread()}: a fork or a worker's {@code execute} that lands on its empty deque
+ * (JDK 17's {@code ForkJoinPool} rule for pushes), and a steal that leaves tasks behind in its
+ * victim (JDK 26's, openjdk PR 26479). Each woken worker that forks or steals can wake one more,
+ * so n workers are reached in O(log n) generations. An outside producer's posts never spread;
+ * the thieves of the batches its tasks arrive in do, within the bounds. Bounded by half the
+ * workers searching (as {@link #tryStartSearching}) and by as many awake as the JVM has
+ * processors: more would only queue for a core (docs/lab/wake-ups.md has the A/B that chose
+ * this rule). The proof below does not change: such a wake-up is one more, under the lock, that
+ * pops a sleeper and counts it as a searcher in one step, exactly as {@code wakeOne}'s; no post
+ * relies on it (it takes the lock only with {@code tryLock}, gives up when it is busy, and never
+ * throws).
  *
  * <h2>Handing a job to the worker woken for it</h2>
  * A thread outside the pool with a job to post, that finds the pool idle (as many sleepers as
@@ -826,10 +826,9 @@ public final class Sleep extends SleepCtl {
     }
 
     /**
-     * Lab switch {@code stealpool.lab.wakePolicy} ({@link LabSwitches}), off by default: called
-     * after {@link #notifyNewJob()} by a worker whose fork landed on its empty deque (or whose
-     * steal left tasks behind), it wakes one more sleeper to search even while others search, so
-     * that a computation's wake-ups spread in generations (see "Spreading a computation").
+     * Called after {@link #notifyNewJob()} by a worker whose fork landed on its empty deque, or
+     * whose steal left tasks behind: wakes one more sleeper to search even while others search,
+     * so that a computation's wake-ups spread in generations (see "Spreading a computation").
      * Bounded: only while fewer than half the workers search, and fewer are awake than cores.
      * While nobody sleeps, one volatile read.
      */

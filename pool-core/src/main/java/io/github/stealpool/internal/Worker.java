@@ -211,7 +211,7 @@ public final class Worker implements Runnable {
     }
 
     private void forkPiece(Runnable job) {
-        deque.push(job);
+        boolean alone = deque.push(job);
         VarHandle.fullFence(); // the push (a release store) before the read of runState (Dekker)
         if (scheduler.isStopping()) {
             if (deque.tryUnpush(job)) {
@@ -226,14 +226,14 @@ public final class Worker implements Runnable {
         }
         stats.incSubmitted();
         scheduler.sleep.notifyNewJob(); // the fence above is the publication Sleep requires
-        if (LabSwitches.WAKE_POLICY != LabSwitches.WAKE_ONE) {
-            spreadIfAlone();
+        if (alone) {
+            scheduler.sleep.spread(); // a computation fans out (Sleep, "Spreading a computation")
         }
     }
 
     /**
-     * Lab switch: a steal that left tasks behind in {@code victim} wakes one more searcher
-     * (Sleep.spread). Never throws: the stolen task is only in the caller's hands.
+     * A steal that left tasks behind in {@code victim} wakes one more searcher (Sleep,
+     * "Spreading a computation"). Never throws: the stolen task is only in the caller's hands.
      */
     private void spreadBehind(ChaseLevDeque<Runnable> victim) {
         try {
@@ -242,13 +242,6 @@ public final class Worker implements Runnable {
             }
         } catch (Throwable lost) {
             // Out of stack on the way in: only a spare wake-up is lost.
-        }
-    }
-
-    /** Lab switch: a job pushed onto an empty deque wakes one more searcher (Sleep.spread). */
-    void spreadIfAlone() {
-        if (deque.size() == 1) {
-            scheduler.sleep.spread();
         }
     }
 
@@ -612,9 +605,7 @@ public final class Worker implements Runnable {
                 if (t != null) {
                     stats.addStealAttempts(looks);
                     stats.incSteals();
-                    if (LabSwitches.WAKE_POLICY == LabSwitches.WAKE_FORK_STEAL) {
-                        spreadBehind(victim);
-                    }
+                    spreadBehind(victim);
                     return t;
                 }
             }

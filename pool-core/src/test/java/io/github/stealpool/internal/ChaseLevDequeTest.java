@@ -32,6 +32,18 @@ class ChaseLevDequeTest {
     }
 
     @Test
+    void pushSaysWhetherTheDequeWasEmpty() {
+        ChaseLevDeque<Integer> d = new ChaseLevDeque<>(2);
+        assertTrue(d.push(1), "onto an empty deque");
+        assertFalse(d.push(2));
+        assertFalse(d.push(3), "and while it grows");
+        assertEquals(1, d.steal());
+        assertEquals(3, d.pop());
+        assertEquals(2, d.steal()); // emptied by a thief
+        assertTrue(d.push(4));
+    }
+
+    @Test
     void ownerIsLifoAndThievesAreFifo() {
         ChaseLevDeque<Integer> d = new ChaseLevDeque<>();
         for (int i = 0; i < 5; i++) {

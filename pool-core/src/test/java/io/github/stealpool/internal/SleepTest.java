@@ -119,15 +119,6 @@ class SleepTest {
     }
 
     @Test
-    void aBadLabWakePolicyIsNamed() {
-        assertEquals(LabSwitches.WAKE_ONE, LabSwitches.parseWakePolicy(null));
-        assertEquals(LabSwitches.WAKE_FORK_STEAL, LabSwitches.parseWakePolicy("fork-steal"));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> LabSwitches.parseWakePolicy("storm"));
-        assertTrue(e.getMessage().contains("stealpool.lab.wakePolicy"), e.getMessage());
-    }
-
-    @Test
     void theLastWorkerToFallAsleepIsTheFirstWoken() throws Exception {
         Sleep sleep = new Sleep(3, () -> false);
         List<Integer> order = new CopyOnWriteArrayList<>();
