@@ -21,9 +21,10 @@
  *       {@link io.github.stealpool.internal.Quiescence} (the count of workers idle outside Sleep,
  *       the quiescence check, and waiting for it).</li>
  *   <li><b>Workers and the scheduler.</b> {@link io.github.stealpool.internal.Scheduler}
- *       (submission, the sweeps of shutdown and of late submitters, the life cycle; its comment
- *       proves that no accepted task is lost), built from a
+ *       (submission, the life cycle), built from a
  *       {@link io.github.stealpool.internal.SchedulerConfig};
+ *       {@code ShutdownSweep} (the sweeps of shutdown and of late submitters; its comment proves
+ *       that no accepted task is lost);
  *       {@link io.github.stealpool.internal.Worker} (the loop a worker thread runs: its search
  *       order, the idle rounds, forks, helping joins); {@code WorkerThread} (the pool's own
  *       thread, which finds its Worker without a ThreadLocal); {@code SpareThreads} (stand-ins
@@ -57,8 +58,9 @@
  * ({@code pushExternal}) goes straight to a parked worker if nobody is searching
  * ({@link io.github.stealpool.internal.Sleep#tryHandOff}); otherwise it is offered to the
  * {@code InjectionQueue}, fenced, the run state checked again (a submitter that raced with
- * shutdown settles in {@code settleLate}), and announced with {@code notifyNewJob}, which wakes a
- * sleeper only when no worker is searching already.
+ * shutdown settles in {@code settleLate}, under the pool's lock, with {@code ShutdownSweep}'s
+ * sweep), and announced with {@code notifyNewJob}, which wakes a sleeper only when no worker is
+ * searching already.
  *
  * <h3>A fork</h3>
  * {@code Task.fork()} on a worker claims the task and calls
