@@ -87,11 +87,12 @@ public final class Scheduler {
     volatile int runState;
     /**
      * Null while no {@link TaskTimingListener} listens (then a submission costs this one
-     * volatile read more); else the listeners and samplers (TaskTimer). Replaced under
-     * {@link #timingLock}.
+     * volatile read more); else the listeners and samplers (TaskTimer). Replaced only by
+     * {@link #timing}, under its lock.
      */
-    private volatile TaskTimer taskTimer;
-    private final Object timingLock = new Object();
+    volatile TaskTimer taskTimer;
+    /** Adds and removes the timing listeners; reached only when a listener comes or goes. */
+    private final TimingListeners timing = new TimingListeners(this);
 
     /** Test seam ({@link ShutdownProbe}); set only before {@link #start()}. */
     ShutdownProbe probe = ShutdownProbe.NONE;
@@ -247,50 +248,19 @@ public final class Scheduler {
 
     /** Starts timing a sample of submitted tasks for {@code listener} (see TaskTimingListener). */
     public void addTaskTimingListener(TaskTimingListener listener) {
-        synchronized (timingLock) {
-            TaskTimer t = taskTimer;
-            if (t == null) {
-                // Counts left from an earlier spell of timing would delay the first picks.
-                for (int i = 0, n = slots; i < n; i++) {
-                    workers[i].submitSampler.restart();
-                }
-                taskTimer = new TaskTimer(listener, injection.stripes());
-            } else {
-                taskTimer = t.with(listener);
-            }
-        }
+        timing.add(listener);
     }
 
     /** Stops telling {@code listener}; true if it was listening. Timing stops with the last one. */
     public boolean removeTaskTimingListener(TaskTimingListener listener) {
-        synchronized (timingLock) {
-            TaskTimer t = taskTimer;
-            TaskTimer after = t == null ? null : t.without(listener);
-            if (after == t) {
-                return false;
-            }
-            taskTimer = after;
-            return true;
-        }
+        return timing.remove(listener);
     }
 
-    /**
-     * Worker {@code w}, idle, is about to park. With task timing on, a count started in a
-     * faster spell must not run on into a slow one (TaskSampler): a worker parks when
-     * submissions have slowed down or stopped, so its own sampler and every stripe's pick their
-     * next submission, unless some worker did so less than a sample gap ago. Any park rather
-     * than the last worker's: deciding which park is the last (two workers parking at once, a
-     * worker blocked in a blocking call or in a long task) would take Sleep's lock, and a
-     * missed restart leaves a slow submitter untimed. At most one restart per sample gap: a
-     * pool whose workers park and wake thousands of times a second while a producer submits
-     * fast would otherwise time one task per park, which makes tiny tasks markedly slower
-     * (docs/lab/timing-cost.md); this way the restarts at most double the sample rate.
-     */
+    /** Worker {@code w}, idle, is about to park: see {@link TaskTimer#aboutToPark}. */
     void aboutToPark(Worker w) {
         TaskTimer t = taskTimer;
-        if (t != null && t.restartDue(System.nanoTime())) {
-            w.submitSampler.restart();
-            t.restartStripes();
+        if (t != null) {
+            t.aboutToPark(w.submitSampler);
         }
     }
 

@@ -44,9 +44,10 @@
  *       low end while thieves split off the high end).</li>
  *   <li><b>Timing and statistics.</b> {@link io.github.stealpool.internal.TaskTimer},
  *       {@link io.github.stealpool.internal.TaskSampler} and {@code TimedTask} (timing a sample
- *       of submitted tasks while a listener listens); {@link io.github.stealpool.internal.WorkerStats}
- *       (one worker's counters); {@code StatisticsAssembly} (the public {@code PoolStats}, built
- *       from them).</li>
+ *       of submitted tasks while a listener listens); {@code TimingListeners} (adding and
+ *       removing listeners, which turns the timing on and off);
+ *       {@link io.github.stealpool.internal.WorkerStats} (one worker's counters);
+ *       {@code StatisticsAssembly} (the public {@code PoolStats}, built from them).</li>
  * </ul>
  *
  * <h3>A submit</h3>
