@@ -38,7 +38,9 @@ import org.slf4j.LoggerFactory;
  * its submission races with shutdown: {@link ShutdownSweep} holds the rules and the proof, with
  * the sweeps that take tasks without running them. The submitters' side is here: each checks
  * the run state before it publishes and, after a full fence, again after; one that sees the
- * pool leave RUNNING settles under {@code mainLock} ({@link #settleLate}).
+ * pool leave RUNNING settles under {@code mainLock} ({@link #settleLate}). The workers' ways
+ * out are here too and keep the same rules: {@link #tryRetire} only with every queue empty, and
+ * {@link #workerExited} leaves the deque alone but for a dead worker's hand-off before STOP.
  *
  * <h2>Blocking calls</h2>
  * Workers inside {@code WorkStealingPool.blocking} calls are stood in for by spare threads, in
@@ -461,7 +463,7 @@ public final class Scheduler {
                     }
                 }
                 // Still the deque's owner: hand its tasks to the other workers. Not new
-                // submissions: uncount them before the offers (see ShutdownSweep#settleLate).
+                // submissions: uncount them before the offers (see ShutdownSweep.settleLate).
                 List<Runnable> orphans = new ArrayList<>();
                 for (Runnable t; (t = w.deque.pop()) != null; ) {
                     orphans.add(t);
