@@ -84,7 +84,7 @@ import org.jctools.queues.varhandle.MpscUnboundedVarHandleArrayQueue;
  * which cannot throw again), and the sweep does not wait on a marked stripe. The mark may be
  * set by an offer that failed harmlessly (before its CAS, or out of memory, which JCTools
  * undoes) while another producer links; not waiting is still safe because the pool's submitter
- * re-checks the run state after a full fence that follows the whole offer (Scheduler,
+ * re-checks the run state after a full fence that follows the whole offer (ShutdownSweep,
  * "Submissions racing with shutdown"): a sweep that reads the odd index after STOP means that
  * submitter sees STOP and settles its task itself.
  *

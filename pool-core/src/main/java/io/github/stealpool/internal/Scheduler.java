@@ -33,80 +33,14 @@ import org.slf4j.LoggerFactory;
  * worker left). Changes happen under {@code mainLock}, which is taken only off the hot path:
  * shutdown, a worker retiring or exiting, and a submitter that raced with shutdown.
  *
- * <h2>Nothing lost: every accepted task runs, or is returned by shutdownNow, exactly once</h2>
- * "Accepted" means {@code execute} returned normally. Each task sits in at most one place at a
- * time: a stripe of the injection queue, a deque, or the hands of exactly one thread, and every
- * move between places takes it out with an atomic step (a stripe poll under the stripe's lock, a
- * deque pop or a steal's CAS) that only one thread can win. A hand-off moves a task from its
- * submitter's hands to those of the parked worker it wakes, under Sleep's lock, which pops that
- * worker off the sleepers' stack once; the worker runs it whatever the run state (rule 1: it
- * took it), and a worker whose sleep record was released always returns from its sleep with
- * it, interrupted, out of time or not. So "exactly once" reduces to "at
- * least once": no task may end in a place that nobody will ever look at, or in the hands of a
- * thread that will neither run it nor hand it back. The rules that give that:
- * <ol>
- *   <li><b>Whoever takes a task out of a queue runs it</b>, with three exceptions, all under
- *       {@code mainLock}: {@code shutdownNow}'s sweep (returns it, or abandons a fork/join
- *       piece), a late submitter's sweep ({@link #settleLate}: rejects its own task, abandons
- *       fork/join pieces as {@code shutdownNow} does, puts the other plain tasks back before
- *       unlocking), and a dead worker's hand-off (offers its deque to the injection queue, only
- *       before STOP). A worker that takes a batch from the injection queue
- *       pushes the rest onto its deque while it holds the stripe's lock, which the sweeps take
- *       too, so a sweep finds each task of the batch in the stripe or in that deque; the
- *       batch's first task the worker runs, whatever the run state.</li>
- *   <li><b>A worker that exits never touches its deque</b> (its last task is done, and it
- *       holds none). Whatever is left there stays where the sweeps look. This rule is new: the
- *       old exit path popped the deque to cancel leftover forks and pushed the plain tasks back
- *       without the lock, and a sweep running in between missed them, so tasks whose
- *       {@code execute} had returned long before were neither run nor returned.
- *       {@code ShutdownRaceTest} forces that interleaving.</li>
- *   <li><b>No fork is left behind with nobody to abandon it</b>, which is what made the exit
- *       path touch the deque: {@link Worker#fork} checks the run state after its push, as
- *       {@code execute} does below, and takes the fork back itself if it sees STOP. If it cannot
- *       (someone took it between its push and its check), the taker was a thief, which runs it,
- *       or a sweep, which abandons it: a late submitter's sweep too, which is why that one
- *       abandons fork/join pieces instead of putting them back (put back after STOP, nobody
- *       would ever run or cancel them, and their joiner would wait forever).</li>
- * </ol>
- * <b>Submissions racing with shutdown.</b> A submitter checks {@code runState} before it
- * publishes (to reject tasks that come after shutdown) and, unless it handed its task to a
- * worker (which needs no second look: that worker runs it, as one that took it from a queue
- * just before STOP would), again after: a volatile read after a full fence that follows the
- * whole publication (the deque's release store; the injection queue's CAS and, when that offer
- * links a new chunk, the release stores that finish the link), against {@code shutdownNow}'s
- * volatile store of STOP followed by its sweep's volatile reads of the same queues (Dekker).
- * If the second check sees RUNNING, the sweep's reads see the publication, so it finds the
- * task unless someone took it first, and by rule 1 that someone runs it. The CAS alone is not
- * enough: an offer that links a chunk CASes the producer index to an odd value, and JCTools'
- * poll answers null until the link's release stores land, which a store buffer may hold past
- * the re-check; the sweep then saw a stripe that holds a task and took nothing from it. So
- * the sweep also waits out a link in progress ({@link InjectionQueue#drainTo}, "Tasks in
- * transit"): the task is then returned; only on a stripe where an offer failed does it stop
- * waiting, and the fence makes that safe, the submitter then seeing STOP.
- * Otherwise the submitter settles under {@code mainLock}:
- * <ul>
- *   <li>SHUTDOWN: some worker is still alive (the last one retires only after finding every queue
- *       empty, under the same lock), so the task is accepted and will run;</li>
- *   <li>STOP or TERMINATED: idle workers no longer look for tasks (one that began a search
- *       before STOP, or one waiting inside a join, may still take a task, and by rule 1 runs
- *       it), and whatever plain task is queued after {@code shutdownNow}'s sweep belongs to a
- *       submitter in the same position (rules 2 and 3: no exiting worker and no fork left it
- *       there). The submitter sweeps the injection queue and every deque (a worker may have
- *       moved its task into a deque with a batch, and may have exited since), rejects its task
- *       if it finds it, abandons fork/join pieces (a fork in transit, or another late
- *       submitter's Task, which is then accepted and cancelled, as {@code shutdownNow} treats
- *       them), and puts the plain tasks back for their own submitters before it unlocks. Not
- *       found means a thread took it out, which by rule 1 means it ran, {@code shutdownNow}
- *       returned it, or it was a fork/join piece and was cancelled: accepted either way.</li>
- * </ul>
- * So every accepted task either runs or is returned by {@code shutdownNow}, exactly once, and
- * every rejected one does neither.
- *
- * <p><b>Timed tasks.</b> While task timing is on ({@link TaskTimer}), a submission picked for
- * timing is queued as its wrapper, made before the publication: "the task" above is then the
- * wrapper, which the late submitter looks for by identity, the sweeps move like any task, and
- * which runs its task exactly when it runs. Only {@code shutdownNow}'s returned list is
- * unwrapped, after its sweep, so its caller gets the tasks as submitted.
+ * <h2>Nothing lost</h2>
+ * Every accepted task runs, or is returned by {@link #shutdownNow()}, exactly once, even when
+ * its submission races with shutdown: {@link ShutdownSweep} holds the rules and the proof, with
+ * the sweeps that take tasks without running them. The submitters' side is here: each checks
+ * the run state before it publishes and, after a full fence, again after; one that sees the
+ * pool leave RUNNING settles under {@code mainLock} ({@link #settleLate}). The workers' ways
+ * out are here too and keep the same rules: {@link #tryRetire} only with every queue empty, and
+ * {@link #workerExited} leaves the deque alone but for a dead worker's hand-off before STOP.
  *
  * <h2>Blocking calls</h2>
  * Workers inside {@code WorkStealingPool.blocking} calls are stood in for by spare threads, in
@@ -155,11 +89,12 @@ public final class Scheduler {
     volatile int runState;
     /**
      * Null while no {@link TaskTimingListener} listens (then a submission costs this one
-     * volatile read more); else the listeners and samplers (TaskTimer). Replaced under
-     * {@link #timingLock}.
+     * volatile read more); else the listeners and samplers (TaskTimer). Replaced only by
+     * {@link #timing}, under its lock.
      */
-    private volatile TaskTimer taskTimer;
-    private final Object timingLock = new Object();
+    volatile TaskTimer taskTimer;
+    /** Adds and removes the timing listeners; reached only when a listener comes or goes. */
+    private final TimingListeners timing = new TimingListeners(this);
 
     /** Test seam ({@link ShutdownProbe}); set only before {@link #start()}. */
     ShutdownProbe probe = ShutdownProbe.NONE;
@@ -190,6 +125,11 @@ public final class Scheduler {
      * submitter's settling, a dead worker's hand-on, and statistics readers.
      */
     final StatisticsAssembly statistics;
+    /**
+     * The sweeps that take tasks without running them, and the proof that nothing is lost.
+     * Reached through this final field only by shutdownNow and a submitter that raced with it.
+     */
+    private final ShutdownSweep sweep = new ShutdownSweep(this);
     /** Completed after termination, outside mainLock, so callbacks cannot block the pool. */
     private final CompletableFuture<Void> terminated = new CompletableFuture<>();
 
@@ -307,50 +247,19 @@ public final class Scheduler {
 
     /** Starts timing a sample of submitted tasks for {@code listener} (see TaskTimingListener). */
     public void addTaskTimingListener(TaskTimingListener listener) {
-        synchronized (timingLock) {
-            TaskTimer t = taskTimer;
-            if (t == null) {
-                // Counts left from an earlier spell of timing would delay the first picks.
-                for (int i = 0, n = slots; i < n; i++) {
-                    workers[i].submitSampler.restart();
-                }
-                taskTimer = new TaskTimer(listener, injection.stripes());
-            } else {
-                taskTimer = t.with(listener);
-            }
-        }
+        timing.add(listener);
     }
 
     /** Stops telling {@code listener}; true if it was listening. Timing stops with the last one. */
     public boolean removeTaskTimingListener(TaskTimingListener listener) {
-        synchronized (timingLock) {
-            TaskTimer t = taskTimer;
-            TaskTimer after = t == null ? null : t.without(listener);
-            if (after == t) {
-                return false;
-            }
-            taskTimer = after;
-            return true;
-        }
+        return timing.remove(listener);
     }
 
-    /**
-     * Worker {@code w}, idle, is about to park. With task timing on, a count started in a
-     * faster spell must not run on into a slow one (TaskSampler): a worker parks when
-     * submissions have slowed down or stopped, so its own sampler and every stripe's pick their
-     * next submission, unless some worker did so less than a sample gap ago. Any park rather
-     * than the last worker's: deciding which park is the last (two workers parking at once, a
-     * worker blocked in a blocking call or in a long task) would take Sleep's lock, and a
-     * missed restart leaves a slow submitter untimed. At most one restart per sample gap: a
-     * pool whose workers park and wake thousands of times a second while a producer submits
-     * fast would otherwise time one task per park, which makes tiny tasks markedly slower
-     * (docs/lab/timing-cost.md); this way the restarts at most double the sample rate.
-     */
+    /** Worker {@code w}, idle, is about to park: see {@link TaskTimer#aboutToPark}. */
     void aboutToPark(Worker w) {
         TaskTimer t = taskTimer;
-        if (t != null && t.restartDue(System.nanoTime())) {
-            w.submitSampler.restart();
-            t.restartStripes();
+        if (t != null) {
+            t.aboutToPark(w.submitSampler);
         }
     }
 
@@ -436,8 +345,9 @@ public final class Scheduler {
         TaskTimer timer = taskTimer;
         Runnable queued = timer == null ? task : injection.forTiming(task, timer);
         // With nobody searching and an idle worker asleep, the task goes straight to the worker
-        // woken for it, which runs it whatever the run state (see "Nothing lost": a hand-off
-        // moves it into that worker's hands; Sleep, "Handing a job to the worker woken for it").
+        // woken for it, which runs it whatever the run state (ShutdownSweep, "Nothing lost": a
+        // hand-off moves it into that worker's hands; Sleep, "Handing a job to the worker woken
+        // for it").
         if (sleep.tryHandOff(queued)) {
             return;
         }
@@ -452,101 +362,16 @@ public final class Scheduler {
     }
 
     /**
-     * A submitter saw the pool leave RUNNING after publishing {@code task}. Under SHUTDOWN the task
-     * is accepted (a live worker will run it). Under STOP or TERMINATED nothing runs queued
-     * tasks any more and shutdownNow has already swept the queues, so every plain task still
-     * queued belongs to a submitter like us, each settling in turn under mainLock: we collect it
-     * all, keep ours (and reject it), abandon fork/join pieces, and put the plain tasks back for
-     * their submitters to find. Not found means a worker took it and runs it: accepted.
-     * Package-private for ShutdownRaceTest.
+     * A submitter saw the pool leave RUNNING after publishing {@code task}: accepts it, or
+     * rejects it if it is still queued ({@link ShutdownSweep#settleLate}). Package-private for
+     * ShutdownRaceTest.
      */
     void settleLate(Runnable task, boolean external) {
-        mainLock.lock();
-        try {
-            if (runState < STOP) {
-                return;
-            }
-            List<Runnable> stranded = new ArrayList<>();
-            sweepQueues(stranded);
-            boolean mine = removeSame(stranded, task);
-            // A fork/join piece here is a fork in transit (its forker could not take it back,
-            // see Worker.fork) or another late submitter's Task: after STOP nothing would run it
-            // if we put it back, and its joiner would wait forever. Cancel it, as shutdownNow
-            // does; a late submitter that then does not find its Task has it accepted, cancelled.
-            List<Runnable> pieces = takeForkJoinPieces(stranded);
-            // Each offer below repeats one counted before, and ours, if rejected, was no
-            // submission (a local one was never counted). Subtracted before the offers, so a
-            // concurrent reading errs low, which StatisticsAssembly.snapshot() clamps.
-            statistics.offersNotSubmitted += stranded.size() + (mine && external ? 1 : 0);
-            for (Runnable r : stranded) {
-                injection.offer(r); // first: the plain tasks are back whatever abandon does
-            }
-            abandonAll(pieces);
-            if (mine) {
-                throw rejected();
-            }
-        } finally {
-            mainLock.unlock();
-        }
+        sweep.settleLate(task, external);
     }
 
-    /** Removes the fork/join pieces ({@link ForkedJob#isForkJoinPiece}) from {@code swept} and returns them. */
-    private static List<Runnable> takeForkJoinPieces(List<Runnable> swept) {
-        List<Runnable> pieces = new ArrayList<>();
-        swept.removeIf(t -> {
-            if (ForkedJob.isForkJoinPiece(t)) {
-                pieces.add(t);
-                return true;
-            }
-            return false;
-        });
-        return pieces;
-    }
-
-    /**
-     * Abandons pieces the pool will not run, so whoever waits for one is released (a
-     * CancellationException). One that fails to abandon (out of memory) does not stop the rest.
-     */
-    private void abandonAll(List<Runnable> pieces) {
-        for (Runnable j : pieces) {
-            try {
-                ForkedJob.abandonPiece(j);
-            } catch (Throwable e) {
-                try {
-                    LOG.error("{}: could not cancel {}; whoever waits for it may wait on", name, j, e);
-                } catch (Throwable ignored) {
-                    // nothing more to do
-                }
-            }
-        }
-    }
-
-    /** Removes {@code task} itself (not an equal one) from {@code list}; true if it was there. */
-    private static boolean removeSame(List<Runnable> list, Runnable task) {
-        for (int i = 0; i < list.size(); i++) {
-            if (list.get(i) == task) {
-                list.remove(i);
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Moves every queued task, from the injection queue and every deque, to {@code sink}. */
-    private void sweepQueues(List<Runnable> sink) {
-        injection.drainTo(sink);
-        for (int i = 0, n = slots; i < n; i++) {
-            ChaseLevDeque<Runnable> d = deques[i];
-            while (!d.isEmpty()) {
-                Runnable t = d.steal();
-                if (t != null) {
-                    sink.add(t);
-                }
-            }
-        }
-    }
-
-    private RejectedExecutionException rejected() {
+    /** Counts a refused submission and makes its exception; for the sweep too. */
+    RejectedExecutionException rejected() {
         statistics.rejectedSubmissions.increment();
         return new RejectedExecutionException(name + " is shut down; task rejected");
     }
@@ -581,8 +406,8 @@ public final class Scheduler {
     /**
      * Called by an idle worker after shutdown: it retires if no task is queued anywhere, and,
      * while threads are blocked in {@code blocking} calls, if another thread stays free to run
-     * what they fork. The check and the count are one step under mainLock (see the class
-     * comment).
+     * what they fork. The check and the count are one step under mainLock: a late submitter
+     * under SHUTDOWN counts on it (ShutdownSweep, "Submissions racing with shutdown").
      */
     boolean tryRetire(Worker w) {
         mainLock.lock();
@@ -636,7 +461,7 @@ public final class Scheduler {
                     }
                 }
                 // Still the deque's owner: hand its tasks to the other workers. Not new
-                // submissions: uncount them before the offers (see settleLate).
+                // submissions: uncount them before the offers (see ShutdownSweep.settleLate).
                 List<Runnable> orphans = new ArrayList<>();
                 for (Runnable t; (t = w.deque.pop()) != null; ) {
                     orphans.add(t);
@@ -718,11 +543,7 @@ public final class Scheduler {
                 runState = STOP;
             }
             probe.stopPublished();
-            sweepQueues(never);
-            // Fork/join pieces are waited for inside the pool, not by the caller: cancel them
-            // so their waiters finish, and hand back only what was submitted as such.
-            abandonAll(takeForkJoinPieces(never));
-            never.replaceAll(TaskTimer::unwrap); // the tasks as submitted, not timed wrappers
+            sweep.sweepForStop(never); // the plain tasks, as submitted; fork/join pieces abandoned
             if (liveWorkers == 0 && runState < TERMINATED) {
                 terminate();
             }

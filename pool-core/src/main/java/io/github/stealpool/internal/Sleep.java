@@ -141,8 +141,8 @@ import java.util.function.Consumer;
  *
  * <p>A job handed off is in the hands of one thread from the moment its record is released: a
  * sleeper whose record was released always returns from {@link #sleep} with what the waker
- * said, even if it was interrupted or out of time, so the job is run (Scheduler, "Nothing lost",
- * rule 1). It is never queued, so the proof below, about queued jobs, needs only one addition:
+ * said, even if it was interrupted or out of time, so the job is run (ShutdownSweep, "Nothing
+ * lost", rule 1). It is never queued, so the proof below, about queued jobs, needs only one addition:
  * such a worker searches nowhere before its job, and as it stops it looks at every queue only if
  * it is the last searcher while somebody sleeps (as any searcher) and the JEC moved since its
  * hand-off (case five below says why that is enough).

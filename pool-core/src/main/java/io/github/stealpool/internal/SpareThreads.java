@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * searches once more, as Sleep's proof asks of a sleeper that took itself off, and retires
  * under the same condition, or else parks again.
  * <ul>
- *   <li><b>Nothing lost.</b> A spare follows the rules of {@link Scheduler} ("Nothing lost") as
- *       a worker does: it retires with its deque empty (between two tasks or idle; only its
+ *   <li><b>Nothing lost.</b> A spare follows the rules of {@link ShutdownSweep} ("Nothing
+ *       lost") as a worker does: it retires with its deque empty (between two tasks or idle; only its
  *       owner pushes there), exits at STOP leaving its deque alone, and if it dies its tasks are
  *       handed on like those of a worker that cannot be replaced. While the pool runs it may
  *       leave without a last search because {@code parallelism} threads not blocked stay, and
@@ -232,7 +232,7 @@ final class SpareThreads {
      * are enough to keep {@code parallelism} threads free to run tasks, which is also what lets
      * it leave without a last search (Sleep's proof, fourth case). After shutdown spares leave
      * only through {@link Scheduler#tryRetire}, which looks at the queues under the lock, as
-     * the last worker to leave must (Scheduler, "Nothing lost"); the regular workers may be
+     * the last worker to leave must (ShutdownSweep, "Nothing lost"); the regular workers may be
      * gone by then.
      */
     boolean retire(Worker w) {

@@ -12,9 +12,9 @@ import org.slf4j.LoggerFactory;
  * The pool's task timing while some {@link TaskTimingListener} listens: the listeners, and a
  * {@link TaskSampler} per injection-queue stripe for outside submitters (each worker has its
  * own). Immutable but for the samplers: adding or removing a listener makes a new one
- * ({@link #with}, {@link #without}), which keeps the samplers, and the scheduler publishes it
- * with a volatile store. A submitter that read the old one times its task for the old
- * listeners.
+ * ({@link #with}, {@link #without}), which keeps the samplers, and {@link TimingListeners}
+ * publishes it in the scheduler with a volatile store. A submitter that read the old one times
+ * its task for the old listeners.
  *
  * <p>While none listens the scheduler holds null, and submitting costs one volatile read and a
  * null check more than without this class: no clock, no sampler, no object.
@@ -91,6 +91,25 @@ public final class TaskTimer {
         long now = System.nanoTime();
         sampler.picked(now, ThreadLocalRandom.current().nextInt(), adapt);
         return new TimedTask(task, now, this);
+    }
+
+    /**
+     * A worker, idle, is about to park; {@code own} is its sampler. A count started in a
+     * faster spell must not run on into a slow one (TaskSampler): a worker parks when
+     * submissions have slowed down or stopped, so its own sampler and every stripe's pick their
+     * next submission, unless some worker did so less than a sample gap ago. Any park rather
+     * than the last worker's: deciding which park is the last (two workers parking at once, a
+     * worker blocked in a blocking call or in a long task) would take Sleep's lock, and a
+     * missed restart leaves a slow submitter untimed. At most one restart per sample gap: a
+     * pool whose workers park and wake thousands of times a second while a producer submits
+     * fast would otherwise time one task per park, which makes tiny tasks markedly slower
+     * (docs/lab/timing-cost.md); this way the restarts at most double the sample rate.
+     */
+    void aboutToPark(TaskSampler own) {
+        if (restartDue(System.nanoTime())) {
+            own.restart();
+            restartStripes();
+        }
     }
 
     /**

@@ -192,7 +192,7 @@ public final class Worker implements Runnable {
      * {@code shutdownNow}'s STOP store, so its sweep finds the job (or a thief took it and runs
      * it); if it sees STOP, this thread takes the job back itself. Either way no fork is left in
      * a deque after the sweep with nobody to run or abandon it, which is what lets an exiting
-     * worker leave its deque alone (Scheduler, "Nothing lost").
+     * worker leave its deque alone (ShutdownSweep, "Nothing lost").
      *
      * <p>The same fence is the publication {@link Sleep#notifyNewJob()} needs, and a large part of
      * what a fork costs (docs/lab/ruled-out.md, "Dropping the fork's fence", has the figures and
@@ -524,7 +524,7 @@ public final class Worker implements Runnable {
     private boolean runNext() {
         final Scheduler s = scheduler;
         if (s.isStopping()) {
-            // Leave the deque as it is: see Scheduler, "Nothing lost".
+            // Leave the deque as it is: see ShutdownSweep, "Nothing lost".
             s.probe.workerExitingAfterStop(this);
             return false;
         }
@@ -665,8 +665,8 @@ public final class Worker implements Runnable {
                 int woken = spare ? s.sleep.sleepAtMost(index, jec, s.spares.keepAliveNanos)
                         : s.sleep.sleep(index, jec);
                 if (woken == Sleep.HANDED_OFF) {
-                    // Woken with a task in hand: ours to run, whatever the run state (Scheduler,
-                    // "Nothing lost", rule 1). Counted as a searcher by the waker.
+                    // Woken with a task in hand: ours to run, whatever the run state
+                    // (ShutdownSweep, "Nothing lost", rule 1). Counted as a searcher by the waker.
                     Runnable handed = s.sleep.takeHandOff(index);
                     leaveHandOffSearch();
                     return handed;

@@ -21,9 +21,10 @@
  *       {@link io.github.stealpool.internal.Quiescence} (the count of workers idle outside Sleep,
  *       the quiescence check, and waiting for it).</li>
  *   <li><b>Workers and the scheduler.</b> {@link io.github.stealpool.internal.Scheduler}
- *       (submission, the sweeps of shutdown and of late submitters, the life cycle; its comment
- *       proves that no accepted task is lost), built from a
+ *       (submission, the life cycle), built from a
  *       {@link io.github.stealpool.internal.SchedulerConfig};
+ *       {@code ShutdownSweep} (the sweeps of shutdown and of late submitters; its comment proves
+ *       that no accepted task is lost);
  *       {@link io.github.stealpool.internal.Worker} (the loop a worker thread runs: its search
  *       order, the idle rounds, forks, helping joins); {@code WorkerThread} (the pool's own
  *       thread, which finds its Worker without a ThreadLocal); {@code SpareThreads} (stand-ins
@@ -43,9 +44,10 @@
  *       low end while thieves split off the high end).</li>
  *   <li><b>Timing and statistics.</b> {@link io.github.stealpool.internal.TaskTimer},
  *       {@link io.github.stealpool.internal.TaskSampler} and {@code TimedTask} (timing a sample
- *       of submitted tasks while a listener listens); {@link io.github.stealpool.internal.WorkerStats}
- *       (one worker's counters); {@code StatisticsAssembly} (the public {@code PoolStats}, built
- *       from them).</li>
+ *       of submitted tasks while a listener listens); {@code TimingListeners} (adding and
+ *       removing listeners, which turns the timing on and off);
+ *       {@link io.github.stealpool.internal.WorkerStats} (one worker's counters);
+ *       {@code StatisticsAssembly} (the public {@code PoolStats}, built from them).</li>
  * </ul>
  *
  * <h3>A submit</h3>
@@ -57,8 +59,9 @@
  * ({@code pushExternal}) goes straight to a parked worker if nobody is searching
  * ({@link io.github.stealpool.internal.Sleep#tryHandOff}); otherwise it is offered to the
  * {@code InjectionQueue}, fenced, the run state checked again (a submitter that raced with
- * shutdown settles in {@code settleLate}), and announced with {@code notifyNewJob}, which wakes a
- * sleeper only when no worker is searching already.
+ * shutdown settles in {@code settleLate}, under the pool's lock, with {@code ShutdownSweep}'s
+ * sweep), and announced with {@code notifyNewJob}, which wakes a sleeper only when no worker is
+ * searching already.
  *
  * <h3>A fork</h3>
  * {@code Task.fork()} on a worker claims the task and calls
