@@ -32,11 +32,9 @@ import org.slf4j.LoggerFactory;
  *       too, so a sweep finds each task of the batch in the stripe or in that deque; the
  *       batch's first task the worker runs, whatever the run state.</li>
  *   <li><b>A worker that exits never touches its deque</b> (its last task is done, and it
- *       holds none). Whatever is left there stays where the sweeps look. This rule is new: the
- *       old exit path popped the deque to cancel leftover forks and pushed the plain tasks back
- *       without the lock, and a sweep running in between missed them, so tasks whose
- *       {@code execute} had returned long before were neither run nor returned.
- *       {@code ShutdownRaceTest} forces that interleaving.</li>
+ *       holds none). Whatever is left there stays where the sweeps look. Reason: an exit
+ *       path that took tasks out and put them back without the lock would hide them from a
+ *       sweep running in between ({@code ShutdownRaceTest} forces that interleaving).</li>
  *   <li><b>No fork is left behind with nobody to abandon it</b>, which is what made the exit
  *       path touch the deque: {@link Worker#fork} checks the run state after its push, as
  *       {@code Scheduler.execute} does, and takes the fork back itself if it sees STOP. If it
