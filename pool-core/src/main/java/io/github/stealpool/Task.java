@@ -551,7 +551,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      */
     public static WorkStealingPool getPool() {
         Worker w = Worker.current();
-        return w == null ? null : w.scheduler().pool();
+        return w == null ? null : (WorkStealingPool) w.scheduler().owner(); // the pool set it
     }
 
     /**

@@ -130,7 +130,7 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
                 b.daemon != null && b.daemon, b.uncaughtExceptionHandler,
                 b.idleStrategy.spinRounds(), b.idleStrategy.yieldRounds(), b.fifo,
                 b.maxSpareThreads, b.spareKeepAlive.toNanos()));
-        scheduler.setPool(this); // before start(): Task.getPool() on a worker reads it
+        scheduler.setOwner(this); // before start(): Task.getPool() on a worker reads it
         scheduler.start();
     }
 
