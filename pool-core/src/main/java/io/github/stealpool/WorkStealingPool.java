@@ -113,6 +113,13 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
     /** The common pool once it exists, for callers that must not create it (helpQuiesce). */
     private static volatile WorkStealingPool commonIfCreated;
 
+    static {
+        // Task registers its latch accessor with the internal package as it initialises
+        // (internal.TaskSecrets): before any pool exists, so that every pool, and every thread
+        // a pool starts, follows the registration.
+        Task.initialize();
+    }
+
     private final Scheduler scheduler;
     private final long minBatch;
     private final long maxBatch;
