@@ -1,8 +1,8 @@
 package io.github.stealpool;
 
 import io.github.stealpool.internal.Failures;
-import io.github.stealpool.internal.Latch;
-import io.github.stealpool.internal.LatchAccess;
+import io.github.stealpool.internal.LatchAlgorithm;
+import io.github.stealpool.internal.TaskSecrets;
 import io.github.stealpool.internal.Worker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -96,23 +96,87 @@ import java.util.concurrent.TimeoutException;
  *
  * @param <T> the result type
  */
-@SuppressWarnings("exports") // Latch: see the note above the class body
-public abstract class Task<T> extends Latch implements RunnableFuture<T> {
+public abstract class Task<T> implements RunnableFuture<T> {
 
-    // Why Task extends the internal Latch: a task is one object on the fork/join hot path (fib
-    // makes millions), and holding its outcome in a second object would cost an allocation per
-    // task. Latch has no public or protected member, so a subclass of Task inherits nothing from
-    // it (ApiSurfaceTest checks the surface); Task reaches its operations through LatchAccess.
-    // Latch's package is not exported, hence javac's "exports" warning, which is suppressed.
-
+    // A task is a latch (a set-once outcome that joiners wait for) without extending one: a
+    // task is one object on the fork/join hot path (fib makes millions), so it keeps the latch's
+    // two fields (outcome, waiters) itself, and the internal package's LatchAlgorithm runs the
+    // algorithm on them through LATCH, an accessor built with this class's private VarHandles.
+    // So no internal type is in Task's hierarchy (a subclass inherits nothing from the internal
+    // package, and the API package's classes never appear in the internal one: no package
+    // cycle), and a fork still allocates nothing beyond the task. LATCH is registered with the
+    // internal package (TaskSecrets, the JDK's SharedSecrets pattern) for the sweeps that meet a
+    // task as a queue entry; everywhere else Task passes it along with itself.
 
     private static final VarHandle CLAIMED;
+    private static final VarHandle OUTCOME;
+    private static final VarHandle WAITERS;
+    /** The latch algorithm over {@link #outcome} and {@link #waiters}; a constant, so its calls inline. */
+    private static final LatchFields LATCH;
 
     static {
         try {
-            CLAIMED = MethodHandles.lookup().findVarHandle(Task.class, "claimed", int.class);
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            CLAIMED = l.findVarHandle(Task.class, "claimed", int.class);
+            OUTCOME = l.findVarHandle(Task.class, "outcome", Object.class);
+            WAITERS = l.findVarHandle(Task.class, "waiters", Object.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
+        }
+        LATCH = new LatchFields();
+        TaskSecrets.register(LATCH); // before any Task exists: see TaskSecrets
+    }
+
+    /** Runs the static initializer if it has not run: the registration of {@link #LATCH}. */
+    static void initialize() {
+        // the call is the point: a static method's first call initialises its class
+    }
+
+    /** The latch's outcome: see {@code LatchAlgorithm}, "State"; only through {@link #LATCH}. */
+    @SuppressWarnings("unused") // through OUTCOME
+    private volatile Object outcome;
+    /** The latch's waiter stack (a node of LatchAlgorithm's, or null); only through {@link #LATCH}. */
+    @SuppressWarnings("unused") // through WAITERS
+    private volatile Object waiters;
+
+    /**
+     * The accessors of a task's latch fields, for {@link LatchAlgorithm}: access mode in the
+     * name, raw VarHandle calls only here. Private, so no subclass of Task sees it.
+     */
+    private static final class LatchFields extends LatchAlgorithm {
+        @Override
+        protected Object lvOutcome(Object task) {
+            return OUTCOME.getVolatile((Task<?>) task);
+        }
+
+        @Override
+        protected boolean casOutcome(Object task, Object expect, Object update) {
+            return OUTCOME.compareAndSet((Task<?>) task, expect, update);
+        }
+
+        @Override
+        protected void svOutcome(Object task, Object value) {
+            OUTCOME.setVolatile((Task<?>) task, value);
+        }
+
+        @Override
+        protected Object lvWaiters(Object task) {
+            return WAITERS.getVolatile((Task<?>) task);
+        }
+
+        @Override
+        protected boolean casWaiters(Object task, Object expect, Object update) {
+            return WAITERS.compareAndSet((Task<?>) task, expect, update);
+        }
+
+        @Override
+        protected void svWaiters(Object task, Object value) {
+            WAITERS.setVolatile((Task<?>) task, value);
+        }
+
+        @Override
+        protected boolean holds(Object o) {
+            return o instanceof Task;
         }
     }
 
@@ -173,7 +237,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
     /** Runs {@link #compute()} unless the task is already complete, and records the outcome. */
     @Override
     public final void run() {
-        if (LatchAccess.isSet(this)) {
+        if (LATCH.isSet(this)) {
             if (claimed == OWED) {
                 // The queued entry of a task cancelled or completed early: now spent. Released,
                 // for a reinitialize in another thread (off the hot path: such tasks are rare).
@@ -183,12 +247,12 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
         }
         claimed = RAN; // plainly: the outcome's CAS publishes it to whoever sees the task done
         try {
-            LatchAccess.trySetResult(this, compute());
+            LATCH.trySetResult(this, compute());
         } catch (Throwable ex) {
             try {
                 Worker.taskFailed();
             } finally { // even out of stack entering it: the outcome must be recorded
-                LatchAccess.trySetFailure(this, ex);
+                LATCH.trySetFailure(this, ex);
             }
         }
     }
@@ -214,7 +278,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
         if (!claimHere()) {
             throw alreadyClaimed("fork()");
         }
-        w.fork(this); // its release store publishes the claim with the task
+        w.forkTask(this); // its release store publishes the claim with the task
         return this;
     }
 
@@ -246,7 +310,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
             throw alreadyClaimed(what);
         }
         WorkStealingPool.common().executeClaimed(this);
-        LatchAccess.awaitUninterruptibly(this);
+        LATCH.awaitUninterruptibly(this);
     }
 
     final IllegalStateException alreadyClaimed(String what) {
@@ -269,12 +333,12 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      * @throws IllegalStateException called outside the pool on a task never forked or submitted
      */
     public final T join() {
-        if (!LatchAccess.isSet(this)) {
+        if (!LATCH.isSet(this)) {
             Worker w = Worker.current();
             if (w != null && w.tryUnfork(this)) {
                 return runHere(); // nobody stole it: the common case
             }
-            if (w == null && claimed == FREE && !LatchAccess.isSet(this)) { // re-read: completed by hand meanwhile?
+            if (w == null && claimed == FREE && !LATCH.isSet(this)) { // re-read: completed by hand meanwhile?
                 throw neverStarted("join()");
             }
             awaitDone();
@@ -292,11 +356,11 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
             try {
                 Worker.taskFailed();
             } finally { // even out of stack entering it: the outcome must be recorded
-                LatchAccess.trySetFailure(this, ex);
+                LATCH.trySetFailure(this, ex);
             }
             return report(); // whichever outcome won: ours, or a concurrent cancel/complete
         }
-        return LatchAccess.trySetResult(this, r) ? r : report();
+        return LATCH.trySetResult(this, r) ? r : report();
     }
 
     /**
@@ -310,8 +374,8 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      *                               (as {@code join()}: it would wait forever)
      */
     public final void quietlyJoin() {
-        if (!LatchAccess.isSet(this)) {
-            if (claimed == FREE && !LatchAccess.isSet(this) && Worker.current() == null) {
+        if (!LATCH.isSet(this)) {
+            if (claimed == FREE && !LATCH.isSet(this) && Worker.current() == null) {
                 throw neverStarted("quietlyJoin()");
             }
             awaitDone();
@@ -417,7 +481,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
         // Fork from the last so that the second task ends on top of the deque: joining in
         // argument order then takes each back from the bottom, newest first.
         for (int i = n - 1; i >= 1; i--) {
-            w.fork(tasks[i]);
+            w.forkTask(tasks[i]);
         }
         tasks[0].run();
         awaitAll(tasks);
@@ -467,15 +531,15 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
         Task<?> firstFailed = null;
         for (Task<?> t : tasks) {
             t.awaitDone();
-            Throwable f = LatchAccess.failure(t);
+            Throwable f = LATCH.failure(t);
             if (firstFailed == null) {
                 firstFailed = f != null ? t : null;
             } else {
-                Failures.combine(LatchAccess.failure(firstFailed), f);
+                Failures.combine(LATCH.failure(firstFailed), f);
             }
         }
         if (firstFailed != null) {
-            throw Failures.rethrow(LatchAccess.failureForThisThread(firstFailed));
+            throw Failures.rethrow(LATCH.failureForThisThread(firstFailed));
         }
     }
 
@@ -551,7 +615,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      */
     public static WorkStealingPool getPool() {
         Worker w = Worker.current();
-        return w == null ? null : w.scheduler().pool();
+        return w == null ? null : (WorkStealingPool) w.scheduler().owner(); // the pool set it
     }
 
     /**
@@ -626,15 +690,15 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      */
     @Override
     public final T get() throws InterruptedException, ExecutionException {
-        if (!LatchAccess.isSet(this)) {
+        if (!LATCH.isSet(this)) {
             if (Thread.interrupted()) { // before the misuse check: a cancelled caller leaves
                 throw new InterruptedException();
             }
-            if (claimed == FREE && !LatchAccess.isSet(this) && Worker.current() == null) {
+            if (claimed == FREE && !LATCH.isSet(this) && Worker.current() == null) {
                 throw neverStarted("get()");
             }
         }
-        LatchAccess.await(this, -1L);
+        LATCH.await(this, -1L);
         return reportForFuture();
     }
 
@@ -652,10 +716,10 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
             throws InterruptedException, ExecutionException, TimeoutException {
         Objects.requireNonNull(unit, "unit");
         Worker w = Worker.current();
-        if (w != null && !LatchAccess.isSet(this) && w.tryUnfork(this)) {
+        if (w != null && !LATCH.isSet(this) && w.tryUnfork(this)) {
             run();
         }
-        if (!LatchAccess.await(this, Math.max(0L, unit.toNanos(timeout)))) {
+        if (!LATCH.await(this, Math.max(0L, unit.toNanos(timeout)))) {
             throw new TimeoutException("task not done after " + timeout + " " + unit);
         }
         return reportForFuture();
@@ -670,32 +734,32 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      */
     @Override
     public final boolean cancel(boolean mayInterruptIfRunning) {
-        return LatchAccess.tryCancel(this);
+        return LATCH.tryCancel(this);
     }
 
     @Override
     public final boolean isCancelled() {
-        return LatchAccess.failure(this) instanceof CancellationException;
+        return LATCH.failure(this) instanceof CancellationException;
     }
 
     @Override
     public final boolean isDone() {
-        return LatchAccess.isSet(this);
+        return LATCH.isSet(this);
     }
 
     /** {@return true if the task completed without throwing and without being cancelled} */
     public final boolean isCompletedNormally() {
-        return LatchAccess.isSet(this) && LatchAccess.failure(this) == null;
+        return LATCH.isSet(this) && LATCH.failure(this) == null;
     }
 
     /** {@return true if the task threw, was cancelled or was completed exceptionally} */
     public final boolean isCompletedAbnormally() {
-        return LatchAccess.failure(this) != null;
+        return LATCH.failure(this) != null;
     }
 
     /** {@return what the task threw (a CancellationException if cancelled), or null} */
     public final Throwable getException() {
-        return LatchAccess.failure(this);
+        return LATCH.failure(this);
     }
 
     /**
@@ -706,7 +770,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      * @return true if this call completed the task
      */
     public final boolean complete(T value) {
-        return LatchAccess.trySetResult(this, value);
+        return LATCH.trySetResult(this, value);
     }
 
     /**
@@ -717,7 +781,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      * @throws NullPointerException if {@code failure} is null
      */
     public final boolean completeExceptionally(Throwable failure) {
-        return LatchAccess.trySetFailure(this, Objects.requireNonNull(failure, "failure"));
+        return LATCH.trySetFailure(this, Objects.requireNonNull(failure, "failure"));
     }
 
     /**
@@ -727,7 +791,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      * are done by other means.
      */
     public final void quietlyComplete() {
-        LatchAccess.trySetResult(this, null);
+        LATCH.trySetResult(this, null);
     }
 
     /**
@@ -740,7 +804,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      */
     @SuppressWarnings("unchecked")
     public final T getRawResult() {
-        return (T) LatchAccess.result(this);
+        return (T) LATCH.result(this);
     }
 
     /**
@@ -793,7 +857,7 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
      * @throws IllegalStateException if the task is forked, submitted or running and not done
      */
     public final void reinitialize() {
-        boolean done = LatchAccess.isSet(this); // first: its volatile read orders a RAN before it
+        boolean done = LATCH.isSet(this); // first: its volatile read orders a RAN before it
         int c = laClaimed();
         if (!done) {
             if (c != FREE) {
@@ -809,51 +873,51 @@ public abstract class Task<T> extends Latch implements RunnableFuture<T> {
                     + "shutdownNow): create a new task, or reinitialize it once its pool has "
                     + "taken it out of its queue (" + this + ")");
         }
-        LatchAccess.reset(this);
+        LATCH.reset(this);
         claimed = FREE; // plainly, as tryUnfork gives a claim back: the next fork's release publishes it
     }
 
     // ------------------------------------------------------------------ internals
 
     private void awaitDone() {
-        if (LatchAccess.isSet(this)) {
+        if (LATCH.isSet(this)) {
             return;
         }
         Worker w = Worker.current();
         if (w == null) {
-            LatchAccess.awaitUninterruptibly(this);
+            LATCH.awaitUninterruptibly(this);
         } else if (w.tryUnfork(this)) {
             run(); // nobody stole it: the common case, no synchronisation beyond the deque
         } else {
-            w.awaitLatch(this);
+            w.awaitLatch(LATCH, this);
         }
     }
 
     @SuppressWarnings("unchecked")
     private T report() {
-        Throwable f = LatchAccess.failureForThisThread(this);
+        Throwable f = LATCH.failureForThisThread(this);
         if (f != null) {
             throw Failures.rethrow(f);
         }
-        return (T) LatchAccess.result(this);
+        return (T) LATCH.result(this);
     }
 
     @SuppressWarnings("unchecked")
     private T reportForFuture() throws ExecutionException {
-        Throwable f = LatchAccess.failure(this);
+        Throwable f = LATCH.failure(this);
         if (f instanceof CancellationException) {
-            throw (CancellationException) LatchAccess.failureForThisThread(this);
+            throw (CancellationException) LATCH.failureForThisThread(this);
         }
         if (f != null) {
             throw new ExecutionException(f);
         }
-        return (T) LatchAccess.result(this);
+        return (T) LATCH.result(this);
     }
 
     @Override
     public String toString() {
-        String state = !LatchAccess.isSet(this) ? "pending" : isCancelled() ? "cancelled"
-                : isCompletedAbnormally() ? "failed: " + LatchAccess.failure(this) : "done";
+        String state = !LATCH.isSet(this) ? "pending" : isCancelled() ? "cancelled"
+                : isCompletedAbnormally() ? "failed: " + LATCH.failure(this) : "done";
         return getClass().getName() + "[" + state + "]";
     }
 }

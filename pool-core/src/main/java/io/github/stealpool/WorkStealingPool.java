@@ -113,6 +113,13 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
     /** The common pool once it exists, for callers that must not create it (helpQuiesce). */
     private static volatile WorkStealingPool commonIfCreated;
 
+    static {
+        // Task registers its latch accessor with the internal package as it initialises
+        // (internal.TaskSecrets): before any pool exists, so that every pool, and every thread
+        // a pool starts, follows the registration.
+        Task.initialize();
+    }
+
     private final Scheduler scheduler;
     private final long minBatch;
     private final long maxBatch;
@@ -130,7 +137,7 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
                 b.daemon != null && b.daemon, b.uncaughtExceptionHandler,
                 b.idleStrategy.spinRounds(), b.idleStrategy.yieldRounds(), b.fifo,
                 b.maxSpareThreads, b.spareKeepAlive.toNanos()));
-        scheduler.setPool(this); // before start(): Task.getPool() on a worker reads it
+        scheduler.setOwner(this); // before start(): Task.getPool() on a worker reads it
         scheduler.start();
     }
 

@@ -1,7 +1,5 @@
 package io.github.stealpool.internal;
 
-import io.github.stealpool.Task;
-
 /**
  * A piece of fork/join work (a forked task, the second half of a join, a scope's spawned task)
  * that someone inside the pool waits for. {@code shutdownNow} does not hand these back to its
@@ -15,13 +13,14 @@ public interface ForkedJob extends Runnable {
     void abandon();
 
     /**
-     * True if {@code job} is a fork/join piece: a ForkedJob, or a {@link Task}, which is one
-     * without implementing this interface (its {@code abandon()} would be public API; a Latch's
-     * is package-private, see Latch). Task exactly, not any Latch: a Latch-based wrapper of a
-     * submitted task, should one ever exist, must be returned by shutdownNow, not cancelled.
+     * True if {@code job} is a fork/join piece: a ForkedJob, or a {@code Task}, which is one
+     * without implementing this interface (its {@code abandon()} would be public API), and
+     * which this package recognises through the accessor Task registered
+     * ({@link TaskSecrets}). Task exactly, not any latch: a latch-based wrapper of a submitted
+     * task, should one ever exist, must be returned by shutdownNow, not cancelled.
      */
     static boolean isForkJoinPiece(Runnable job) {
-        return job instanceof ForkedJob || job instanceof Task;
+        return job instanceof ForkedJob || TaskSecrets.isTask(job);
     }
 
     /** Abandons {@code job}, a fork/join piece (see {@link #isForkJoinPiece}). */
@@ -29,7 +28,7 @@ public interface ForkedJob extends Runnable {
         if (job instanceof ForkedJob) {
             ((ForkedJob) job).abandon();
         } else {
-            ((Latch) job).abandon(); // a Task: Latch's package-private abandon() cancels it
+            TaskSecrets.task().tryCancel(job); // a Task: cancelled, as its cancel(false) does
         }
     }
 }

@@ -39,7 +39,7 @@ public final class Quiescence {
     /**
      * Workers idle outside Sleep, as {@link #isQuiescent} counts them: the low 32 bits count
      * workers waiting in {@code helpQuiesce} with nothing to run, or parked in a join past the
-     * help-depth bound ({@link Latch#parkUntilSet}); the high 32 bits count their returns to
+     * help-depth bound ({@link LatchAlgorithm#parkUntilSet}); the high 32 bits count their returns to
      * work ({@link #quietLeave}), so that a second read notices one that came in between.
      */
     private final AtomicLong quietWorkers = new AtomicLong();

@@ -645,20 +645,22 @@ public final class Scheduler {
     // ------------------------------------------------------------------ the pool, quiescence
 
     /**
-     * The public pool this scheduler runs, for {@code Task.getPool()}; null for a scheduler
-     * built without one (tests). Written once, before {@link #start()}: {@code Thread.start}
-     * publishes it to the worker threads, the only ones that read it.
+     * The public pool this scheduler runs, for {@code Task.getPool()}, as an opaque handle: this
+     * package does not depend on the API's classes, so the pool keeps itself here as an Object
+     * and {@code Task.getPool()} casts it back. Null for a scheduler built without one (tests).
+     * Written once, before {@link #start()}: {@code Thread.start} publishes it to the worker
+     * threads, the only ones that read it.
      */
-    private io.github.stealpool.WorkStealingPool pool;
+    private Object owner;
 
-    /** Sets {@link #pool()}; called once, before {@link #start()}. */
-    public void setPool(io.github.stealpool.WorkStealingPool pool) {
-        this.pool = pool;
+    /** Sets {@link #owner()}; called once, before {@link #start()}. */
+    public void setOwner(Object owner) {
+        this.owner = owner;
     }
 
-    /** The pool this scheduler runs, or null: see {@link #setPool}. */
-    public io.github.stealpool.WorkStealingPool pool() {
-        return pool;
+    /** The pool this scheduler runs, or null: see {@link #setOwner}. */
+    public Object owner() {
+        return owner;
     }
 
     /**

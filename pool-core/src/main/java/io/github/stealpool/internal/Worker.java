@@ -1,7 +1,7 @@
 package io.github.stealpool.internal;
 
-import io.github.stealpool.Task;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.RunnableFuture;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -205,8 +205,14 @@ public final class Worker implements Runnable {
         forkPiece(job);
     }
 
-    /** As {@link #fork(ForkedJob)}, for a {@link Task} (a piece that is no ForkedJob: see there). */
-    public void fork(Task<?> task) {
+    /**
+     * As {@link #fork(ForkedJob)}, for {@code io.github.stealpool.Task.fork()}: a fork/join piece
+     * that is no ForkedJob (see {@link ForkedJob#isForkJoinPiece}), named here only by the
+     * interface it implements, since this package does not depend on the API's classes. Any
+     * other piece goes through {@link #fork(ForkedJob)}.
+     */
+    public void forkTask(RunnableFuture<?> task) {
+        assert TaskSecrets.isTask(task) : task;
         forkPiece(task);
     }
 
@@ -302,8 +308,13 @@ public final class Worker implements Runnable {
      * posted meanwhile wakes it like any idle worker; the latch's completer wakes it too.
      */
     public void awaitLatch(Latch latch) {
+        awaitLatch(Latch.ALGORITHM, latch);
+    }
+
+    /** As {@link #awaitLatch(Latch)}, for a latch of any class, with its accessor {@code a}. */
+    public void awaitLatch(LatchAlgorithm a, Object latch) {
         try {
-            await(latch, false);
+            await(a, latch, false);
         } catch (InterruptedException impossible) {
             throw new AssertionError(impossible);
         }
@@ -315,30 +326,35 @@ public final class Worker implements Runnable {
      * fixed thread pool would.
      */
     public void awaitLatchInterruptibly(Latch latch) throws InterruptedException {
-        await(latch, true);
+        await(Latch.ALGORITHM, latch, true);
     }
 
-    private void await(Latch latch, boolean interruptible) throws InterruptedException {
-        if (latch.isSet()) {
+    /** As {@link #awaitLatchInterruptibly(Latch)}, for a latch of any class, with its accessor {@code a}. */
+    public void awaitLatchInterruptibly(LatchAlgorithm a, Object latch) throws InterruptedException {
+        await(a, latch, true);
+    }
+
+    private void await(LatchAlgorithm a, Object latch, boolean interruptible) throws InterruptedException {
+        if (a.isSet(latch)) {
             return;
         }
         helpDepth++;
         try {
-            helpUntilSet(latch, helpDepth <= MAX_HELP_DEPTH, interruptible);
+            helpUntilSet(a, latch, helpDepth <= MAX_HELP_DEPTH, interruptible);
         } finally {
             helpDepth--;
         }
     }
 
-    private void helpUntilSet(Latch latch, boolean mayScan, boolean interruptible)
+    private void helpUntilSet(LatchAlgorithm a, Object latch, boolean mayScan, boolean interruptible)
             throws InterruptedException {
         final Scheduler s = scheduler;
         long jec = 0;
         boolean registered = false;
-        Latch.Waiter sleeper = null; // our node on the latch's stack, once registered
+        LatchAlgorithm.Waiter sleeper = null; // our node on the latch's stack, once registered
         boolean slept = false;
         try {
-            for (int round = 0; !latch.isSet(); round++) {
+            for (int round = 0; !a.isSet(latch); round++) {
                 if (interruptible && (Thread.interrupted() || s.isStopping())) {
                     throw new InterruptedException();
                 }
@@ -365,7 +381,7 @@ public final class Worker implements Runnable {
                     boolean wasRunning = stats.running(); // not when a retiring worker joins
                     stats.setRunning(false);
                     try {
-                        latch.parkUntilSet(interruptible, s); // the awaited task runs elsewhere
+                        a.parkUntilSet(latch, interruptible, s); // the awaited task runs elsewhere
                     } finally {
                         stats.setRunning(wasRunning);
                     }
@@ -379,7 +395,7 @@ public final class Worker implements Runnable {
                     leaveSearch();
                     if (!registered) {
                         registered = true;
-                        sleeper = latch.addSleepingWorker(this);
+                        sleeper = a.addSleepingWorker(latch, this);
                         if (sleeper == null) {
                             return; // set meanwhile
                         }
@@ -387,8 +403,8 @@ public final class Worker implements Runnable {
                     jec = s.sleep.announceSleepy();
                 } else {
                     BooleanSupplier abort = interruptible
-                            ? () -> latch.isSet() || s.isStopping() || Thread.currentThread().isInterrupted()
-                            : latch::isSet;
+                            ? () -> a.isSet(latch) || s.isStopping() || Thread.currentThread().isInterrupted()
+                            : () -> a.isSet(latch);
                     int woken;
                     boolean wasRunning = stats.running(); // not when a retiring worker joins
                     stats.setRunning(false);
@@ -410,7 +426,7 @@ public final class Worker implements Runnable {
         } finally {
             leaveSearch(); // woken to search but leaving for our latch: pass the search on
             if (sleeper != null) {
-                latch.removeWaiter(sleeper); // gave up (interrupt, stop) or set: no node left behind
+                a.removeWaiter(latch, sleeper); // gave up (interrupt, stop) or set: no node left behind
             }
         }
         if (slept && (!s.injection.isEmpty() || s.queuedTasks() > 0)) {

@@ -2,6 +2,14 @@
  * The engine behind {@code io.github.stealpool.WorkStealingPool}: not an API; public only for
  * that package's sake.
  *
+ * <p>The dependency goes one way (issue 36): the API package uses this one, and this one uses
+ * only the API's interfaces and value types ({@code PoolStats}, {@code RangeChunk},
+ * {@code TaskTimingListener}), never its classes: where it meets a {@code Task} it knows it as
+ * a {@code RunnableFuture} with a {@link io.github.stealpool.internal.LatchAlgorithm} accessor,
+ * and the pool as an opaque owner ({@link io.github.stealpool.internal.Scheduler#owner()}).
+ * No API class extends or implements a type of this package. {@code PackageRulesTest} checks
+ * both.
+ *
  * <h2>Implementation overview</h2>
  * Each worker owns a deque that it pushes and pops at one end while other workers steal from the
  * other; threads outside the pool submit to a striped global queue. An idle worker searches
@@ -29,10 +37,14 @@
  *       order, the idle rounds, forks, helping joins); {@code WorkerThread} (the pool's own
  *       thread, which finds its Worker without a ThreadLocal); {@code SpareThreads} (stand-ins
  *       for workers blocked in {@code blocking} calls); {@code ShutdownProbe} (a test seam).</li>
- *   <li><b>Latches and tasks.</b> {@link io.github.stealpool.internal.Latch} (a set-once outcome
- *       that workers wait for by working and other threads by parking), with
- *       {@link io.github.stealpool.internal.Signal} and
- *       {@link io.github.stealpool.internal.LatchAccess}; {@link io.github.stealpool.internal.Join}
+ *   <li><b>Latches and tasks.</b> {@link io.github.stealpool.internal.LatchAlgorithm} (a set-once
+ *       outcome that workers wait for by working and other threads by parking: the algorithm,
+ *       its invariants and orderings, run on two fields that a holder class declares and
+ *       reaches through its own accessor); {@link io.github.stealpool.internal.Latch} (the
+ *       holder that the internal jobs extend), with {@link io.github.stealpool.internal.Signal};
+ *       {@code Task} is the other holder, and registers its accessor in
+ *       {@link io.github.stealpool.internal.TaskSecrets} for the sweeps that meet it as a queue
+ *       entry; {@link io.github.stealpool.internal.Join}
  *       (a join of two halves); {@link io.github.stealpool.internal.ForkedJob} (a fork/join piece,
  *       which shutdown cancels rather than hands back);
  *       {@link io.github.stealpool.internal.PoolFutureTask} (the future behind {@code submit});
@@ -65,8 +77,8 @@
  *
  * <h3>A fork</h3>
  * {@code Task.fork()} on a worker claims the task and calls
- * {@link io.github.stealpool.internal.Worker#fork(io.github.stealpool.Task)} (a join's second
- * half goes through {@code Worker.fork(ForkedJob)}, the same path): the piece is pushed on the
+ * {@link io.github.stealpool.internal.Worker#forkTask} (a join's second half goes through
+ * {@code Worker.fork(ForkedJob)}, the same path): the piece is pushed on the
  * worker's deque, a full fence orders the push before the read of the run state (after
  * {@code shutdownNow} the worker takes the piece back and cancels it), and {@code notifyNewJob}
  * publishes it to the idle workers. No lock, and no allocation beyond the task itself. Off the
@@ -80,9 +92,11 @@
  * latch is set: the task's own forks first, then older tasks, the injection queue and steals
  * (below a help-depth bound); with nothing to run it sleeps in {@code Sleep}, registered on the
  * latch so that its completer wakes it ({@link io.github.stealpool.internal.Sleep#wakeWorker});
- * past the bound it parks ({@code Latch.parkUntilSet}), counted idle in {@code Quiescence}.
- * {@code Task.join()} on a worker takes the same path ({@code tryUnfork}, then helping while it
- * waits); off the pool it parks on the latch.
+ * past the bound it parks ({@code LatchAlgorithm.parkUntilSet}), counted idle in
+ * {@code Quiescence}. {@code Task.join()} on a worker takes the same path ({@code tryUnfork},
+ * then {@code Worker.awaitLatch(LatchAlgorithm, Object)} with the task's own accessor); off the
+ * pool it parks on the task ({@code LatchAlgorithm.awaitUninterruptibly}). No allocation on
+ * the fast path: the accessor is a constant, the latch is the task itself.
  *
  * <h3>A park</h3>
  * A worker's loop ({@code Worker.runNext}) takes its own tasks, then scans: the injection queue,

@@ -73,7 +73,7 @@ class LatchLincheckTest {
             Signal latch = new Signal();
             Thread stays = new Thread(() -> {
                 // Registers like a waiter that will park, without parking: nothing sets it.
-                assertTrue(latch.addWaiter(new Latch.Waiter(Thread.currentThread(), null)));
+                assertTrue(latch.addWaiter(new LatchAlgorithm.Waiter(Thread.currentThread(), null)));
             });
             Runnable giveUp = () -> {
                 try {

@@ -3,8 +3,6 @@ package io.github.stealpool.stress;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import io.github.stealpool.internal.Latch;
-import io.github.stealpool.internal.LatchAccess;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Mode;
@@ -24,15 +22,12 @@ import org.openjdk.jcstress.annotations.State;
 @State
 public class LatchUnlinkVersusPushTest {
 
-    static final class Gate extends Latch {
-    }
-
     private final Gate gate = new Gate();
 
     @Actor
     public void stay() {
         try {
-            LatchAccess.await(gate, -1L); // interruptible, so jcstress can reclaim a STALE run
+            gate.await(-1L); // interruptible, so jcstress can reclaim a STALE run
         } catch (InterruptedException e) {
             // STALE run reclaimed
         }
@@ -40,7 +35,7 @@ public class LatchUnlinkVersusPushTest {
 
     @Signal
     public void giveUpThenSet() throws InterruptedException {
-        LatchAccess.await(gate, 0L); // push, re-read, unlink: never parks
-        LatchAccess.trySetResult(gate, 42);
+        gate.await(0L); // push, re-read, unlink: never parks
+        gate.set(42);
     }
 }

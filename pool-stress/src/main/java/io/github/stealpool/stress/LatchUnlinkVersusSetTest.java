@@ -3,8 +3,6 @@ package io.github.stealpool.stress;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import io.github.stealpool.internal.Latch;
-import io.github.stealpool.internal.LatchAccess;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Mode;
@@ -28,16 +26,13 @@ import org.openjdk.jcstress.annotations.State;
 @State
 public class LatchUnlinkVersusSetTest {
 
-    static final class Gate extends Latch {
-    }
-
     private final Gate gate = new Gate();
 
     @Actor
     public void giveUpThenStay() {
         try {
-            LatchAccess.await(gate, 0L); // push, re-read, unlink: never parks
-            LatchAccess.await(gate, -1L); // parks until set; interruptible, so jcstress can reclaim a STALE run
+            gate.await(0L); // push, re-read, unlink: never parks
+            gate.await(-1L); // parks until set; interruptible, so jcstress can reclaim a STALE run
         } catch (InterruptedException e) {
             // STALE run reclaimed
         }
@@ -45,6 +40,6 @@ public class LatchUnlinkVersusSetTest {
 
     @Signal
     public void set() {
-        LatchAccess.trySetResult(gate, 42);
+        gate.set(42);
     }
 }

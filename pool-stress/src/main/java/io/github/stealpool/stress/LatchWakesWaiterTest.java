@@ -3,8 +3,6 @@ package io.github.stealpool.stress;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import io.github.stealpool.internal.Latch;
-import io.github.stealpool.internal.LatchAccess;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Mode;
@@ -16,8 +14,9 @@ import org.openjdk.jcstress.annotations.State;
  * A thread outside the pool blocks waiting for a latch (what {@code Task.join()}, {@code get()}
  * and every join inside the pool wait on) while another sets it: the waiter's registration on
  * the latch (a Treiber stack) races with the completion that releases the waiters. The waiter
- * must always be released: STALE would be a lost wake-up. (A Latch rather than a Task: a Task
- * that nothing was going to run may not be waited on from outside any more, it throws.)
+ * must always be released: STALE would be a lost wake-up. (A {@link Gate}, a latch built as a
+ * Task is, rather than a Task: a Task that nothing was going to run may not be waited on from
+ * outside any more, it throws.)
  */
 @JCStressTest(Mode.Termination)
 @Outcome(id = "TERMINATED", expect = ACCEPTABLE, desc = "the waiter saw the completion")
@@ -25,23 +24,12 @@ import org.openjdk.jcstress.annotations.State;
 @State
 public class LatchWakesWaiterTest {
 
-    /** Exposes the two sides of the latch that a Task uses, through the same accessor. */
-    static final class Gate extends Latch {
-        void waitUntilSet() throws InterruptedException {
-            LatchAccess.await(this, -1L); // the wait behind Task.get(), interruptible
-        }
-
-        void set() {
-            LatchAccess.trySetResult(this, 42); // the completion behind Task.complete() and a task's run
-        }
-    }
-
     private final Gate gate = new Gate();
 
     @Actor
     public void waiter() {
         try {
-            gate.waitUntilSet(); // interruptible, so jcstress can reclaim a STALE run's thread
+            gate.await(-1L); // the wait behind Task.get(): interruptible, so jcstress can reclaim a STALE run's thread
         } catch (InterruptedException e) {
             // STALE run reclaimed
         }
@@ -49,6 +37,6 @@ public class LatchWakesWaiterTest {
 
     @Signal
     public void complete() {
-        gate.set();
+        gate.set(42); // the completion behind Task.complete() and a task's run
     }
 }
