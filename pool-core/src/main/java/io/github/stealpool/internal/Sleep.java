@@ -9,7 +9,8 @@ import java.util.function.Consumer;
 
 /**
  * Puts idle workers to sleep and wakes them when work arrives: no lost wake-ups, at most one
- * wake-up in flight for a stream of new jobs, and one volatile read per new job while nobody
+ * wake-up in flight for a stream of jobs from outside (a computation spreads faster: see
+ * "Spreading a computation"), and one volatile read per new job while nobody
  * sleeps or while some worker is already looking for work (the first post after a worker
  * announced it is sleepy, or after a hand-off, moves the JEC with a CAS).
  *
@@ -859,7 +860,9 @@ public final class Sleep extends SleepCtl {
             return;
         }
         try {
-            if (sleeperCount == 0 || 2 * searching(lvCtl()) >= workers) {
+            long c = lvCtl();
+            if (sleeperCount == 0 || 2 * searching(c) >= workers
+                    || workers - sleeping(c) >= cores) { // the bounds again: spreaders race
                 return;
             }
             // Before the flag is cleared: the wakee's stopSearching must find itself counted.

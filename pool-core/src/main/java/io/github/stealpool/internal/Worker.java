@@ -238,20 +238,6 @@ public final class Worker implements Runnable {
     }
 
     /**
-     * A steal that left tasks behind in {@code victim} wakes one more searcher (Sleep,
-     * "Spreading a computation"). Never throws: the stolen task is only in the caller's hands.
-     */
-    private void spreadBehind(ChaseLevDeque<Runnable> victim) {
-        try {
-            if (!victim.isEmpty()) {
-                scheduler.sleep.spread();
-            }
-        } catch (Throwable lost) {
-            // Out of stack on the way in: only a spare wake-up is lost.
-        }
-    }
-
-    /**
      * Called on this worker's thread as it enters a blocking call: the outermost one asks the
      * scheduler for a spare thread to stand in for this one until {@link #endBlocking}.
      */
@@ -371,7 +357,12 @@ public final class Worker implements Runnable {
                     t = scan();
                 }
                 if (t != null) {
-                    leaveSearch();
+                    try {
+                        leaveSearch();
+                    } catch (Throwable wakeUpLost) {
+                        // t is only here: run it; an Error in the wake-up passed on (out of
+                        // stack, deep in a join) costs that wake-up only, as scan's notice.
+                    }
                     runNested(t);
                     stats.incCompleted();
                     round = -1;
@@ -619,9 +610,15 @@ public final class Worker implements Runnable {
             while (!victim.isEmpty()) {
                 Runnable t = victim.steal();
                 if (t != null) {
-                    stats.addStealAttempts(looks);
-                    stats.incSteals();
-                    spreadBehind(victim);
+                    try {
+                        stats.addStealAttempts(looks);
+                        stats.incSteals();
+                        if (!victim.isEmpty()) { // tasks left behind: spread (Sleep)
+                            scheduler.sleep.spread();
+                        }
+                    } catch (Throwable lost) {
+                        // t is only here: out of stack, only a count or a spare wake-up is lost.
+                    }
                     return t;
                 }
             }
@@ -654,7 +651,11 @@ public final class Worker implements Runnable {
             }
             Runnable t = scan();
             if (t != null) {
-                leaveSearch();
+                try {
+                    leaveSearch();
+                } catch (Throwable wakeUpLost) {
+                    // t is only here: an Error in the wake-up passed on costs that wake-up only.
+                }
                 return t;
             }
             if (s.isShutdown() && s.tryRetire(this)) {
