@@ -113,13 +113,6 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
     /** The common pool once it exists, for callers that must not create it (helpQuiesce). */
     private static volatile WorkStealingPool commonIfCreated;
 
-    static {
-        // Task registers its latch accessor with the internal package as it initialises
-        // (internal.TaskSecrets): before any pool exists, so that every pool, and every thread
-        // a pool starts, follows the registration.
-        Task.initialize();
-    }
-
     private final Scheduler scheduler;
     private final long minBatch;
     private final long maxBatch;
@@ -138,6 +131,10 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
                 b.idleStrategy.spinRounds(), b.idleStrategy.yieldRounds(), b.fifo,
                 b.maxSpareThreads, b.spareKeepAlive.toNanos()));
         scheduler.setOwner(this); // before start(): Task.getPool() on a worker reads it
+        // Task registers its latch accessor (internal.TaskSecrets) as it initialises: here,
+        // before start(), so every worker thread follows it, and a failure of Task's
+        // initialisation fails this pool alone, not every pool's class.
+        Task.initialize();
         scheduler.start();
     }
 

@@ -12,14 +12,15 @@ package io.github.stealpool.internal;
  * <p>Why a reader never misses the registration: it asks only about an object in its hands
  * (a sweep's queue entry, a submission the sampler picked). If that object is a Task, Task's
  * class was initialised, and the accessor written to this volatile field, before the object
- * was built. {@code WorkStealingPool}'s static initializer initialises Task, so the write also
- * precedes every pool and every thread a pool starts ({@code Thread.start}); a submitting
- * thread has used a pool, so it has seen WorkStealingPool initialised, and a worker got the
- * entry through a queue's release and acquire. Until then no object is a Task, and
+ * was built. Every pool's constructor initialises Task before it starts its workers, so the
+ * write also precedes every worker thread ({@code Thread.start}), and a worker got any entry
+ * through a queue's release and acquire. Until then no object is a Task, and
  * {@link #isTask} answers false without it.
  *
- * <p>Public only for Task's sake; not an API. {@link #register} accepts one accessor, once: a
- * second registration (from anything but Task's initializer, which runs once) fails.
+ * <p>Public only for Task's sake; not an API, and not exported by the module. {@link #register}
+ * accepts one accessor, once: a second registration (from anything but Task's initializer,
+ * which runs once) fails. On the class path, code that registers first breaks Task; that is
+ * the trust any public class of an unexported package asks.
  */
 public final class TaskSecrets {
 
