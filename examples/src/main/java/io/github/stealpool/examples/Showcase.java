@@ -21,14 +21,18 @@ import java.util.function.IntFunction;
  * The README's "run it" command: our pool against {@code Executors.newFixedThreadPool} and
  * {@code ForkJoinPool} on bursts of small tasks, the case where one shared locked queue hurts.
  *
- * <p>Two workloads, each run several times per pool, reporting the median:
+ * <p>Two workloads, each run several times per pool, reporting the median and the quartiles:
  * <ul>
  *   <li><b>external burst</b>: two outside threads submit tiny tasks as fast as they can;</li>
  *   <li><b>fan-out</b>: one task submits two, each of those two more, and so on: tasks submitted
  *       from inside the pool, which go to the submitting worker's own deque.</li>
  * </ul>
- * Run with {@code --tasks=N --runs=R} to change the sizes. This is a demonstration with plain
- * timing, not a benchmark: the JMH suite in pool-bench is the one to quote.
+ * The pools take turns within each round, and a verdict compares them round by round: it says
+ * "level" unless the middle half of the rounds (the quartiles of the per-round ratio) agree on
+ * which pool is ahead, so that a noisy machine gives "level", not a verdict one run and its
+ * opposite the next. Run with {@code --tasks=N --runs=R} to change the sizes. This is a
+ * demonstration with plain timing, not a benchmark: the JMH suite in pool-bench is the one to
+ * quote.
  */
 public final class Showcase {
 
@@ -57,7 +61,7 @@ public final class Showcase {
 
     public static void main(String[] args) throws Exception {
         int tasks = 1_000_000;
-        int runs = 9;
+        int runs = 15;
         for (String a : args) {
             if (a.startsWith("--tasks=")) {
                 tasks = Integer.parseInt(a.substring("--tasks=".length()));
@@ -80,12 +84,13 @@ public final class Showcase {
      */
     public static double[][] run(PrintStream out, int tasks, int runs) throws Exception {
         int parallelism = Runtime.getRuntime().availableProcessors();
-        out.printf(Locale.ROOT, "stealpool showcase: %,d tiny tasks per run, median of %d runs "
-                + "(contenders take turns), parallelism %d, %s %s%n%n", tasks, runs, parallelism,
+        out.printf(Locale.ROOT, "stealpool showcase: %,d tiny tasks per run, median and quartiles "
+                + "of %d runs (contenders take turns), parallelism %d, %s %s%n%n", tasks, runs, parallelism,
                 System.getProperty("java.vm.name"), System.getProperty("java.version"));
         String[] workloads = {"external burst (2 submitters)", "fan-out from inside tasks"};
         int n = CONTENDERS.size();
         double[][] medians = new double[workloads.length][n];
+        double[][] times = new double[n][runs];
         for (int w = 0; w < workloads.length; w++) {
             out.print(workloads[w] + " ");
             out.flush();
@@ -99,7 +104,6 @@ public final class Showcase {
                         once(pool, w, tasks);
                     }
                 }
-                double[][] times = new double[n][runs];
                 for (int r = 0; r < runs; r++) {
                     for (int c = 0; c < n; c++) {
                         times[c][r] = once(pools.get(c), w, tasks);
@@ -109,11 +113,11 @@ public final class Showcase {
                 }
                 out.println();
                 for (int c = 0; c < n; c++) {
-                    Arrays.sort(times[c]);
-                    medians[w][c] = times[c][runs / 2];
-                    double ms = medians[w][c] / 1e6;
-                    out.printf(Locale.ROOT, "  %-30s %8.1f ms  %6.2f M tasks/s%n",
-                            CONTENDERS.get(c).name, ms, tasks / ms / 1e3);
+                    double[] q = quartiles(times[c]);
+                    medians[w][c] = q[1];
+                    out.printf(Locale.ROOT, "  %-30s %8.1f ms (quartiles %.1f-%.1f)  %6.2f M tasks/s%n",
+                            CONTENDERS.get(c).name, q[1] / 1e6, q[0] / 1e6, q[2] / 1e6,
+                            tasks / (q[1] / 1e6) / 1e3);
                 }
             } finally {
                 for (ExecutorService pool : pools) {
@@ -122,9 +126,9 @@ public final class Showcase {
                 }
             }
             out.printf(Locale.ROOT, "  -> stealpool is %s newFixedThreadPool, %s ForkJoinPool%n%n",
-                    compared(medians[w][1], medians[w][0]), compared(medians[w][2], medians[w][0]));
+                    verdict(times[1], times[0]), verdict(times[2], times[0]));
         }
-        demos(out, tasks >= 1_000_000 ? 1.0 : 0.05, Math.max(1, Math.min(runs, 3)));
+        demos(out, tasks >= 1_000_000 ? 1.0 : 0.05, Math.max(1, Math.min(runs, 5)));
         out.println("Plain wall-clock medians on a possibly shared machine; see pool-bench for JMH figures.");
         return medians;
     }
@@ -221,17 +225,14 @@ public final class Showcase {
                 }
                 long timedNanos = System.nanoTime() - timedStart;
                 PoolStats after = settledStats(pool);
-                for (double[] x : t) {
-                    Arrays.sort(x);
-                }
-                double seq = t[0][runs / 2];
-                double jdk = t[1][runs / 2];
-                double ours = t[2][runs / 2];
+                double seq = quartiles(t[0])[1];
+                double jdk = quartiles(t[1])[1];
+                double ours = quartiles(t[2])[1];
                 out.println(" (same answer all three ways)");
-                out.printf(Locale.ROOT, "  sequential %.1f ms, %s %.1f ms, stealpool %.1f ms"
+                out.printf(Locale.ROOT, "  sequential %.1f ms, %s %.1f ms, stealpool %.1f ms (medians)"
                                 + " -> stealpool is %s sequential, %s %s%n",
-                        seq / 1e6, d.jdkName(), jdk / 1e6, ours / 1e6, compared(seq, ours), compared(jdk, ours),
-                        d.jdkName());
+                        seq / 1e6, d.jdkName(), jdk / 1e6, ours / 1e6, verdict(t[0], t[2]),
+                        verdict(t[1], t[2]), d.jdkName());
                 out.println("  " + activity(before, after, timedNanos));
             } finally {
                 pool.shutdownNow();
@@ -248,16 +249,42 @@ public final class Showcase {
     }
 
     /**
-     * "2.40x faster than", "1.25x slower than", or "as fast as" within rounding:
-     * {@code theirs} and {@code ours} are times.
+     * The first quartile, the median and the third quartile of {@code values} (not changed),
+     * interpolated between neighbours.
      */
-    static String compared(double theirs, double ours) {
-        if (String.format(Locale.ROOT, "%.2f", theirs / ours).equals("1.00")) {
-            return "as fast as";
+    public static double[] quartiles(double[] values) {
+        double[] v = values.clone();
+        Arrays.sort(v);
+        return new double[] {quantile(v, 0.25), quantile(v, 0.5), quantile(v, 0.75)};
+    }
+
+    private static double quantile(double[] sorted, double p) {
+        double at = p * (sorted.length - 1);
+        int lo = (int) Math.floor(at);
+        int hi = Math.min(lo + 1, sorted.length - 1);
+        return sorted[lo] + (at - lo) * (sorted[hi] - sorted[lo]);
+    }
+
+    /**
+     * The verdict on our times against {@code theirs}, round by round (the pools took turns in
+     * each round): "1.40x faster than (1.31-1.52x)" when the quartiles of the per-round ratio
+     * both say so, else "level with (0.94-1.08x)": a noisy machine gives "level", never a
+     * verdict that the next run reverses.
+     */
+    public static String verdict(double[] theirs, double[] ours) {
+        double[] ratio = new double[ours.length];
+        for (int r = 0; r < ours.length; r++) {
+            ratio[r] = theirs[r] / ours[r];
         }
-        return theirs >= ours
-                ? String.format(Locale.ROOT, "%.2fx faster than", theirs / ours)
-                : String.format(Locale.ROOT, "%.2fx slower than", ours / theirs);
+        double[] q = quartiles(ratio);
+        String range = String.format(Locale.ROOT, " (%.2f-%.2fx, %d rounds)", q[0], q[2], ours.length);
+        if (q[0] > 1.0) {
+            return String.format(Locale.ROOT, "%.2fx faster than", q[1]) + range;
+        }
+        if (q[2] < 1.0) {
+            return String.format(Locale.ROOT, "%.2fx slower than", 1.0 / q[1]) + range;
+        }
+        return "level with" + range;
     }
 
     /**
