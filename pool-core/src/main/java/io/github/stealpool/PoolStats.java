@@ -41,7 +41,10 @@ import java.time.Duration;
  *                            {@code submit} inside a task, {@code fork}, {@code join}, scopes and
  *                            range loops
  * @param rejectedSubmissions submissions refused with {@code RejectedExecutionException}: after
- *                            shutdown, or by a worker whose deque is full
+ *                            shutdown, by a worker whose deque is full, or from outside at the
+ *                            bound of {@link WorkStealingPool.Builder#maxQueuedSubmissions}
+ *                            (under {@link SaturationPolicy#ABORT}, or a {@code BLOCK}ed
+ *                            submitter interrupted)
  * @param steals              tasks a worker took from another worker's deque (not counting
  *                            tasks taken from the injection queue)
  * @param stealAttempts       looks into another worker's deque, successful or not
@@ -70,6 +73,19 @@ import java.time.Duration;
  * @param blockedWorkers      threads inside {@link WorkStealingPool#blocking(BlockingCall)}
  *                            calls right now
  * @param compensations       spare threads started to stand in for blocked workers
+ * @param callerRunSubmissions outside submissions that met the bound of a bounded pool and
+ *                            were run by their submitting thread
+ *                            ({@link SaturationPolicy#CALLER_RUNS}); not counted in
+ *                            {@code externalSubmissions} or {@code completedTasks}. 0 for an
+ *                            unbounded pool
+ * @param blockedSubmissions  outside submissions that met the bound and waited for room
+ *                            ({@link SaturationPolicy#BLOCK}, or a {@link Task} under
+ *                            {@code CALLER_RUNS}), whether they were then queued or rejected.
+ *                            0 for an unbounded pool
+ * @param queueRemaining      room left below the bound: how many more outside submissions
+ *                            would be queued now before the policy applies, as Micrometer's
+ *                            {@code executor.queue.remaining}; {@link Long#MAX_VALUE} for an
+ *                            unbounded pool (approximate, as the other levels)
  */
 public record PoolStats(
         long completedTasks,
@@ -89,7 +105,46 @@ public record PoolStats(
         int poolSize,
         int parallelism,
         int blockedWorkers,
-        long compensations) {
+        long compensations,
+        long callerRunSubmissions,
+        long blockedSubmissions,
+        long queueRemaining) {
+
+    /**
+     * A snapshot of an unbounded pool, whose bound figures read 0, 0 and
+     * {@link Long#MAX_VALUE}: the constructor of the releases before
+     * {@link WorkStealingPool.Builder#maxQueuedSubmissions}, kept for callers that build
+     * snapshots themselves.
+     *
+     * @param completedTasks      see the class comment, as for every parameter here
+     * @param failedTasks         tasks that threw on a worker
+     * @param externalSubmissions tasks submitted from outside the pool
+     * @param workerSubmissions   tasks submitted by the pool's workers
+     * @param rejectedSubmissions submissions refused
+     * @param steals              tasks taken from another worker's deque
+     * @param stealAttempts       looks into another worker's deque
+     * @param parks               times a worker parked
+     * @param wakeups             parked workers woken
+     * @param parkedNanos         total time workers spent parked
+     * @param queuedTasks         tasks waiting
+     * @param activeWorkers       workers with a task in hand
+     * @param runningWorkers      workers running tasks
+     * @param parkedWorkers       workers parked
+     * @param poolSize            worker threads alive
+     * @param parallelism         the configured number of workers
+     * @param blockedWorkers      threads inside blocking calls
+     * @param compensations       spare threads started
+     */
+    public PoolStats(long completedTasks, long failedTasks, long externalSubmissions,
+                     long workerSubmissions, long rejectedSubmissions, long steals,
+                     long stealAttempts, long parks, long wakeups, long parkedNanos,
+                     long queuedTasks, int activeWorkers, int runningWorkers, int parkedWorkers,
+                     int poolSize, int parallelism, int blockedWorkers, long compensations) {
+        this(completedTasks, failedTasks, externalSubmissions, workerSubmissions,
+                rejectedSubmissions, steals, stealAttempts, parks, wakeups, parkedNanos,
+                queuedTasks, activeWorkers, runningWorkers, parkedWorkers, poolSize, parallelism,
+                blockedWorkers, compensations, 0L, 0L, Long.MAX_VALUE);
+    }
 
     /**
      * A snapshot without the blocking-call figures, which read 0: the constructor of the
@@ -121,7 +176,7 @@ public record PoolStats(
         this(completedTasks, failedTasks, externalSubmissions, workerSubmissions,
                 rejectedSubmissions, steals, stealAttempts, parks, wakeups, parkedNanos,
                 queuedTasks, activeWorkers, runningWorkers, parkedWorkers, poolSize, parallelism,
-                0, 0L);
+                0, 0L, 0L, 0L, Long.MAX_VALUE);
     }
 
     /**
@@ -159,6 +214,9 @@ public record PoolStats(
                 + " parked=" + parkedWorkers
                 + " size=" + poolSize + "/" + parallelism
                 + (compensations == 0 ? "" : " blocked=" + blockedWorkers
-                        + " compensations=" + compensations);
+                        + " compensations=" + compensations)
+                + (queueRemaining == Long.MAX_VALUE && callerRunSubmissions == 0
+                        && blockedSubmissions == 0 ? "" : " bound: remaining=" + queueRemaining
+                        + " callerRan=" + callerRunSubmissions + " waited=" + blockedSubmissions);
     }
 }

@@ -129,7 +129,8 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         this.scheduler = new Scheduler(new SchedulerConfig(b.parallelism, name, b.threadFactory,
                 b.daemon != null && b.daemon, b.uncaughtExceptionHandler,
                 b.idleStrategy.spinRounds(), b.idleStrategy.yieldRounds(), b.fifo,
-                b.maxSpareThreads, b.spareKeepAlive.toNanos()));
+                b.maxSpareThreads, b.spareKeepAlive.toNanos(), b.maxQueuedSubmissions,
+                policyCode(b.saturationPolicy)));
         scheduler.setOwner(this); // before start(): Task.getPool() on a worker reads it
         // Task registers its latch accessor (internal.TaskSecrets) as it initialises: here,
         // before start(), so every worker thread follows it, and a failure of Task's
@@ -284,6 +285,15 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         }
     }
 
+    /** The scheduler's code for {@code policy}: the internal package does not know the enum. */
+    private static int policyCode(SaturationPolicy policy) {
+        switch (policy) {
+            case CALLER_RUNS: return SchedulerConfig.CALLER_RUNS;
+            case BLOCK: return SchedulerConfig.BLOCK;
+            default: return SchedulerConfig.ABORT;
+        }
+    }
+
     /** The common pool if it was created, else null; never creates it. */
     static WorkStealingPool commonIfCreated() {
         return commonIfCreated;
@@ -296,7 +306,9 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
      * submitted (see {@link #submit(Task)}).
      *
      * @throws NullPointerException       if {@code command} is null
-     * @throws RejectedExecutionException if the pool is shut down
+     * @throws RejectedExecutionException if the pool is shut down, or, from outside the pool,
+     *                                    at the bound of {@link Builder#maxQueuedSubmissions}
+     *                                    (see {@link SaturationPolicy})
      * @throws IllegalStateException      if {@code command} is a {@link Task} that was already
      *                                    forked, submitted or invoked
      */
@@ -1087,6 +1099,8 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         private boolean fifo;
         private int maxSpareThreads = DEFAULT_MAX_SPARE_THREADS;
         private Duration spareKeepAlive = DEFAULT_SPARE_KEEP_ALIVE;
+        private int maxQueuedSubmissions; // 0: unbounded
+        private SaturationPolicy saturationPolicy = SaturationPolicy.ABORT;
         /** Set only for {@link WorkStealingPool#common()}: the pool ignores shutdown requests. */
         private boolean common;
 
@@ -1184,6 +1198,60 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
             // Beyond ~292 years toNanos() overflows; such a keep-alive means "forever" anyway.
             this.spareKeepAlive = keepAlive.compareTo(Duration.ofDays(365 * 100)) > 0
                     ? Duration.ofDays(365 * 100) : keepAlive;
+            return this;
+        }
+
+        /**
+         * Bounds the tasks submitted from outside the pool that wait in its submission queue, as
+         * a bounded {@code ThreadPoolExecutor} queue does; at the bound, the
+         * {@linkplain #saturationPolicy saturation policy} decides (by default the submission is
+         * rejected). Default: unbounded, as {@link Executors#newFixedThreadPool(int)}.
+         *
+         * <p>Only submissions from threads that are not this pool's workers are bounded.
+         * Tasks submitted, forked or spawned by the pool's own tasks ({@code execute} or
+         * {@code submit} inside a task, {@link Task#fork()}, joins, scopes, range loops) are
+         * never refused or held back by it: refusing them could deadlock a fork/join tree, whose
+         * parent waits for children that would wait for room. The pool's own deques are
+         * unbounded for the same reason.
+         *
+         * <p>How exact the bound is: it counts the tasks in the submission queue. A worker takes
+         * queued tasks in batches of up to 64: it starts the first and moves the others to its
+         * own deque, where they no longer count, though they have not started yet. A worker
+         * takes a batch only when its own deque is empty, so the outside tasks accepted and not
+         * yet started number at most {@code max} plus 63 per worker thread (spare threads
+         * included); while every worker is busy on a task that holds it, at most {@code max}.
+         * A task handed straight to an idle worker is not queued and does not count. A
+         * cancelled future still queued counts until a worker takes it or {@code shutdownNow}
+         * removes it, as in a {@code ThreadPoolExecutor}'s queue.
+         *
+         * @param max the most outside submissions queued at once, at least 1
+         * @return this builder
+         * @throws IllegalArgumentException if {@code max < 1}
+         */
+        public Builder maxQueuedSubmissions(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxQueuedSubmissions must be at least 1: " + max);
+            }
+            this.maxQueuedSubmissions = max;
+            return this;
+        }
+
+        /**
+         * What a submission from outside the pool does when {@link #maxQueuedSubmissions} tasks
+         * are already queued: {@link SaturationPolicy#ABORT} (the default, a
+         * {@link RejectedExecutionException}), {@link SaturationPolicy#CALLER_RUNS} (the
+         * submitting thread runs the task) or {@link SaturationPolicy#BLOCK} (it waits for
+         * room, interruptibly). Applies to every outside path: {@code execute}, the
+         * {@code submit}s, {@code invokeAll}, {@code invokeAny}, and the {@code Task} methods
+         * called from outside. Never to submissions from the pool's own workers (see
+         * {@link #maxQueuedSubmissions}). No effect on an unbounded pool.
+         *
+         * @param policy what happens at the bound
+         * @return this builder
+         * @throws NullPointerException if {@code policy} is null
+         */
+        public Builder saturationPolicy(SaturationPolicy policy) {
+            this.saturationPolicy = Objects.requireNonNull(policy, "saturationPolicy");
             return this;
         }
 

@@ -181,6 +181,9 @@ class MetricsEndpointTest {
                     "executor_running", "executor_steal_attempts_total", "executor_steals_total",
                     "executor_submitted_tasks_total", "executor_wakeups_total",
                     "executor_worker_idle_seconds_total",
+                    // the demo's pool is bounded (maxQueuedSubmissions): the bound's meters
+                    "executor_queue_remaining_tasks", "executor_caller_runs_tasks_total",
+                    "executor_submit_blocked_tasks_total",
                     // the demo's task timers (timeTasks)
                     "executor_seconds_count", "executor_seconds_sum", "executor_seconds_max",
                     "executor_idle_seconds_count", "executor_idle_seconds_sum", "executor_idle_seconds_max"),
@@ -213,6 +216,9 @@ class MetricsEndpointTest {
             assertEquals(0.0, value(later, "executor_failed_tasks_total"));
             assertEquals(0.0, value(later, "executor_rejected_tasks_total"));
             assertTrue(value(later, "executor_queued") >= 0);
+            double room = value(later, "executor_queue_remaining_tasks");
+            assertTrue(room >= 0 && room <= 10_000, "queue remaining " + room);
+            assertEquals(0.0, value(later, "executor_caller_runs_tasks_total"));
             assertTrue(value(later, "executor_worker_idle_seconds_total") >= 0);
 
             // Only GET is served.

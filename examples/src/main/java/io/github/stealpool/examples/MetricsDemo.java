@@ -1,5 +1,6 @@
 package io.github.stealpool.examples;
 
+import io.github.stealpool.SaturationPolicy;
 import io.github.stealpool.WorkStealingPool;
 import io.github.stealpool.metrics.WorkStealingPoolMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -55,8 +56,11 @@ public final class MetricsDemo implements AutoCloseable {
      * @throws IOException if the address cannot be bound (the pool is then shut down)
      */
     public static MetricsDemo start(String host, int port, int parallelism) throws IOException {
+        // Bounded, so that the bound's meters are served too: a burst from outside waits for
+        // room rather than queueing without limit.
         WorkStealingPool pool = WorkStealingPool.builder()
-                .parallelism(parallelism).threadNamePrefix("demo").build();
+                .parallelism(parallelism).threadNamePrefix("demo")
+                .maxQueuedSubmissions(10_000).saturationPolicy(SaturationPolicy.BLOCK).build();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         WorkStealingPoolMetrics.monitor(registry, pool, "demo");
         WorkStealingPoolMetrics.timeTasks(registry, pool, "demo"); // executor and executor.idle, sampled

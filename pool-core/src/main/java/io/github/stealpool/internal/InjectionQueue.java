@@ -203,6 +203,11 @@ public final class InjectionQueue {
     private final int mask;
     private final Runnable tasksLeft;
     /**
+     * The bound on queued outside submissions, or null (unbounded): given a permit back for
+     * every task that leaves the queue ({@link SubmissionBound}, "Permits: what they count").
+     */
+    private final SubmissionBound bound;
+    /**
      * Test seam: run by {@link #drainTo} when it starts waiting for a task in transit (see
      * "Tasks in transit"), so a test can let the linking producer go only then. Tests in this
      * package set it before any other thread uses the queue; the pool's does nothing.
@@ -220,7 +225,17 @@ public final class InjectionQueue {
      *                  "Tasks left behind a lock"): the pool's new-job notice
      */
     public InjectionQueue(int stripes, Runnable tasksLeft) {
+        this(stripes, tasksLeft, null);
+    }
+
+    /**
+     * @param stripes   as above
+     * @param tasksLeft as above
+     * @param bound     given a permit back for each task that leaves the queue; null for none
+     */
+    InjectionQueue(int stripes, Runnable tasksLeft, SubmissionBound bound) {
         this.tasksLeft = tasksLeft;
+        this.bound = bound;
         if (stripes < 1) {
             throw new IllegalArgumentException("stripes must be positive: " + stripes);
         }
@@ -261,6 +276,26 @@ public final class InjectionQueue {
             s.queue.offer(task);
         } catch (Throwable e) {
             s.offerFailed = true; // a field write, no call: cannot overflow the stack again
+            throw e;
+        }
+    }
+
+    /**
+     * Offers a task that is no new submission (a late submitter's sweep putting others' tasks
+     * back, a dead worker's deque handed on): with a bound, it takes a permit by force first, as
+     * the task will give one back when it leaves ({@link SubmissionBound}).
+     */
+    void requeue(Runnable task) {
+        SubmissionBound b = bound;
+        if (b != null) {
+            b.forceAcquire(1);
+        }
+        try {
+            offer(task);
+        } catch (Throwable e) {
+            if (b != null) {
+                b.release();
+            }
             throw e;
         }
     }
@@ -309,8 +344,12 @@ public final class InjectionQueue {
             }
             Runnable first = null;
             Throwable failed = null;
+            int taken = 0;
             try {
                 first = takeBatch(s, deque, fifo);
+                if (first != null) {
+                    taken = s.taken; // the holder's own field: read before the unlock
+                }
             } catch (Throwable e) { // the batch is stashed in the stripe ("A batch in transit")
                 failed = e;
             } finally {
@@ -320,6 +359,9 @@ public final class InjectionQueue {
             }
             // From here the batch's first task is only in this frame: nothing may lose it.
             try {
+                if (taken != 0 && bound != null) {
+                    bound.release(taken); // the batch left the queue (SubmissionBound)
+                }
                 if (!s.isEmpty()) {
                     tasksLeft.run(); // after the unlock: see "Tasks left behind a lock"
                 }
@@ -397,6 +439,7 @@ public final class InjectionQueue {
         for (int i = lo; i < hi; i++) { // the scratch never keeps a handed-on task reachable
             batch[i] = null;
         }
+        s.taken = n; // a field write, no call
         return task;
     }
 
@@ -444,10 +487,15 @@ public final class InjectionQueue {
             while (!s.tryLock()) {
                 Thread.yield(); // held only while a worker takes one batch
             }
+            int drained = 0;
             try {
-                n += drainStripe(s, sink);
+                drained = drainStripe(s, sink);
             } finally {
                 s.unlock();
+            }
+            n += drained;
+            if (drained != 0 && bound != null) {
+                bound.release(drained); // these left the queue (SubmissionBound)
             }
         }
         return n;
@@ -510,6 +558,11 @@ abstract class InjectionStripeLock extends InjectionStripePad0 {
     volatile int stashed;
     /** Layout of the stashed tasks (see takeBatch); read and written by the lock holder only. */
     boolean stashFifo;
+    /**
+     * Tasks the last successful takeBatch moved out of the stripe, its first included: for the
+     * bound's permits (SubmissionBound). Read and written by the lock holder only.
+     */
+    int taken;
     /**
      * Set for good once an offer to this stripe threw (InjectionQueue, "Tasks in transit"): a
      * producer that dies inside JCTools' chunk link leaves the producer index odd forever, and

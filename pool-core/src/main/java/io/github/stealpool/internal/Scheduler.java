@@ -76,6 +76,11 @@ public final class Scheduler {
     /** Created slots, a prefix of {@link #workers}; raised under mainLock, never lowered. */
     private volatile int slots;
     final InjectionQueue injection;
+    /**
+     * The bound on queued outside submissions ({@code Builder.maxQueuedSubmissions}), or null
+     * for an unbounded pool, whose submit path then pays this one null check.
+     */
+    final SubmissionBound bound;
     /** Workers take their own tasks oldest first: see {@link SchedulerConfig#fifo}. */
     final boolean fifo;
     final Sleep sleep;
@@ -156,8 +161,10 @@ public final class Scheduler {
         // reads the run state alone, as before.
         this.sleep = new Sleep(parallelism, total,
                 () -> runState >= STOP || runState >= SHUTDOWN && spares.leavingKeepsAFreeThread());
+        this.bound = config.maxQueuedSubmissions() == 0 ? null
+                : new SubmissionBound(config.maxQueuedSubmissions(), config.saturationPolicy());
         // Two stripes per worker: concurrent submitters seldom share one (InjectionQueue).
-        this.injection = new InjectionQueue(2 * parallelism, sleep::notifyNewJob);
+        this.injection = new InjectionQueue(2 * parallelism, sleep::notifyNewJob, bound);
         this.workers = new Worker[total];
         @SuppressWarnings({"unchecked", "rawtypes"}) // no generic array creation in Java
         ChaseLevDeque<Runnable>[] ds = new ChaseLevDeque[total];
@@ -351,7 +358,18 @@ public final class Scheduler {
         if (sleep.tryHandOff(queued)) {
             return;
         }
-        injection.offer(queued); // a CAS: sequentially consistent
+        SubmissionBound b = bound; // null unless bounded: the unbounded path's only extra branch
+        if (b != null && !b.tryAcquire() && !atBound(b, task)) {
+            return; // the caller ran it
+        }
+        try {
+            injection.offer(queued); // a CAS: sequentially consistent
+        } catch (Throwable e) {
+            if (b != null) {
+                b.release(); // not queued
+            }
+            throw e;
+        }
         // The CAS may be the odd one of a chunk link, whose release stores follow it: order them
         // too before the re-check, so that a sweep that gives up on a link sees STOP here.
         VarHandle.fullFence();
@@ -359,6 +377,64 @@ public final class Scheduler {
             settleLate(queued, true);
         }
         sleep.notifyNewJob();
+    }
+
+    /**
+     * An outside submitter found {@code b}'s bound reached: applies its policy. Returns true with
+     * a permit taken (the caller offers the task), false if the caller ran the task, or throws
+     * RejectedExecutionException (counted). Off the unbounded path.
+     */
+    private boolean atBound(SubmissionBound b, Runnable task) {
+        int policy = b.policy;
+        if (policy == SubmissionBound.CALLER_RUNS && !ForkedJob.isForkJoinPiece(task)) {
+            if (runState != RUNNING) {
+                throw rejected(); // not run after shutdown (CallerRunsPolicy drops it silently)
+            }
+            b.callerRuns.increment();
+            task.run(); // a failure goes to the caller, as with CallerRunsPolicy
+            return false;
+        }
+        if (policy == SubmissionBound.ABORT) {
+            statistics.rejectedSubmissions.increment();
+            throw new RejectedExecutionException(name + ": " + b.max + " outside submissions "
+                    + "already queued (maxQueuedSubmissions); task rejected");
+        }
+        // BLOCK, or a Task under CALLER_RUNS: it forks and joins, so it must run on a worker.
+        b.blocked.increment();
+        try {
+            b.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // kept for the caller
+            statistics.rejectedSubmissions.increment();
+            RejectedExecutionException r = new RejectedExecutionException(name + ": interrupted "
+                    + "while waiting for room below " + b.max + " queued outside submissions "
+                    + "(maxQueuedSubmissions); task rejected");
+            r.initCause(e);
+            throw r;
+        }
+        if (runState != RUNNING) { // shut down while this submitter waited
+            b.release();
+            throw rejected();
+        }
+        return true;
+    }
+
+    /** Room left below the bound on queued outside submissions; Long.MAX_VALUE if unbounded. */
+    long queueRemaining() {
+        SubmissionBound b = bound;
+        return b == null ? Long.MAX_VALUE : b.remaining();
+    }
+
+    /** Outside submissions their caller ran at the bound (CALLER_RUNS). */
+    long callerRunSubmissions() {
+        SubmissionBound b = bound;
+        return b == null ? 0L : b.callerRuns.sum();
+    }
+
+    /** Outside submissions that waited for room at the bound. */
+    long blockedSubmissions() {
+        SubmissionBound b = bound;
+        return b == null ? 0L : b.blocked.sum();
     }
 
     /**
@@ -468,7 +544,7 @@ public final class Scheduler {
                 }
                 statistics.offersNotSubmitted += orphans.size();
                 for (Runnable t : orphans) {
-                    injection.offer(t);
+                    injection.requeue(t); // no submission: never refused by the bound
                 }
                 sleep.notifyNewJob();
             }

@@ -140,7 +140,7 @@ final class ShutdownSweep {
             // concurrent reading errs low, which StatisticsAssembly.snapshot() clamps.
             s.statistics.offersNotSubmitted += stranded.size() + (mine && external ? 1 : 0);
             for (Runnable r : stranded) {
-                s.injection.offer(r); // first: the plain tasks are back whatever abandon does
+                s.injection.requeue(r); // first: the plain tasks are back whatever abandon does
             }
             abandonAll(pieces);
             if (mine) {

@@ -32,7 +32,9 @@
  *       (submission, the life cycle), built from a
  *       {@link io.github.stealpool.internal.SchedulerConfig};
  *       {@code ShutdownSweep} (the sweeps of shutdown and of late submitters; its comment proves
- *       that no accepted task is lost);
+ *       that no accepted task is lost); {@code SubmissionBound} (the optional bound on queued
+ *       outside submissions: a permit per task in the injection queue, and where each is given
+ *       back);
  *       {@link io.github.stealpool.internal.Worker} (the loop a worker thread runs: its search
  *       order, the idle rounds, forks, helping joins); {@code WorkerThread} (the pool's own
  *       thread, which finds its Worker without a ThreadLocal); {@code SpareThreads} (stand-ins
@@ -69,7 +71,9 @@
  * the run state, the push, a full fence, the check again, and
  * {@link io.github.stealpool.internal.Sleep#notifyNewJob()}. Any other thread's task
  * ({@code pushExternal}) goes straight to a parked worker if nobody is searching
- * ({@link io.github.stealpool.internal.Sleep#tryHandOff}); otherwise it is offered to the
+ * ({@link io.github.stealpool.internal.Sleep#tryHandOff}); otherwise, in a bounded pool, it
+ * takes a permit ({@code SubmissionBound}; at the bound the saturation policy applies), and it
+ * is offered to the
  * {@code InjectionQueue}, fenced, the run state checked again (a submitter that raced with
  * shutdown settles in {@code settleLate}, under the pool's lock, with {@code ShutdownSweep}'s
  * sweep), and announced with {@code notifyNewJob}, which wakes a sleeper only when no worker is

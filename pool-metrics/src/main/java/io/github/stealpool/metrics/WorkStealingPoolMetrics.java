@@ -71,6 +71,16 @@ import java.util.function.ToDoubleFunction;
  *       <td>parked workers woken ({@code executor_wakeups_total})</td></tr>
  *   <tr><td>{@code executor.worker.idle}</td><td>counter, seconds</td>
  *       <td>time workers spent parked ({@code executor_worker_idle_seconds_total})</td></tr>
+ *   <tr><td>{@code executor.queue.remaining}</td><td>gauge, tasks; bounded pools only</td>
+ *       <td>outside submissions that can still be queued before the
+ *       {@linkplain io.github.stealpool.SaturationPolicy saturation policy} applies
+ *       ({@code executor_queue_remaining_tasks})</td></tr>
+ *   <tr><td>{@code executor.caller.runs}</td><td>counter, tasks; bounded pools only</td>
+ *       <td>outside submissions run by their submitter at the bound
+ *       ({@code executor_caller_runs_tasks_total})</td></tr>
+ *   <tr><td>{@code executor.submit.blocked}</td><td>counter, tasks; bounded pools only</td>
+ *       <td>outside submissions that waited for room at the bound
+ *       ({@code executor_submit_blocked_tasks_total})</td></tr>
  * </table>
  *
  * <p>The meters read one {@link WorkStealingPool#stats()} snapshot, shared by every meter read
@@ -455,6 +465,20 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
         meters.add(gauge(registry, "executor.parallelism", BaseUnits.THREADS,
                 "The targeted parallelism level of this pool",
                 PoolStats::parallelism));
+        if (stats().queueRemaining() != Long.MAX_VALUE) { // bounded (maxQueuedSubmissions)
+            // Micrometer's ThreadPoolExecutor meter, name, unit and help text.
+            meters.add(gauge(registry, "executor.queue.remaining", BaseUnits.TASKS,
+                    "The number of additional elements that this queue can ideally accept without blocking",
+                    PoolStats::queueRemaining));
+            meters.add(counter(registry, "executor.caller.runs", BaseUnits.TASKS,
+                    "Outside submissions that met the bound on queued submissions and were run"
+                            + " by their submitting thread (SaturationPolicy.CALLER_RUNS)",
+                    PoolStats::callerRunSubmissions, Tags.empty()));
+            meters.add(counter(registry, "executor.submit.blocked", BaseUnits.TASKS,
+                    "Outside submissions that met the bound on queued submissions and waited for"
+                            + " room (SaturationPolicy.BLOCK)",
+                    PoolStats::blockedSubmissions, Tags.empty()));
+        }
     }
 
     /**

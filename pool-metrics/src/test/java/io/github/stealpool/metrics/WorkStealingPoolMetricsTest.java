@@ -221,6 +221,47 @@ class WorkStealingPoolMetricsTest {
         assertTrue(pool.awaitTermination(HANG.toSeconds(), TimeUnit.SECONDS));
     }
 
+    /**
+     * A bounded pool also gets executor.queue.remaining (Micrometer's name and unit) and the
+     * caller-runs and blocked-submission counters; they follow a bound filled behind a held
+     * worker. An unbounded pool has none of them (the test above).
+     */
+    @Test
+    void aBoundedPoolPublishesItsRemainingRoomAndSaturationCounters() throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).daemon(true)
+                .maxQueuedSubmissions(2).saturationPolicy(io.github.stealpool.SaturationPolicy.CALLER_RUNS)
+                .build()) {
+            WorkStealingPoolMetrics.monitor(registry, pool, "bounded");
+            Set<String> expected = new TreeSet<>(METERS);
+            expected.addAll(Set.of("executor.queue.remaining", "executor.caller.runs",
+                    "executor.submit.blocked"));
+            assertEquals(expected, names(registry));
+            assertEquals(METERS_PER_POOL + 3, registry.getMeters().size());
+            assertEquals("tasks", registry.get("executor.queue.remaining").meter().getId().getBaseUnit());
+            assertEquals(2.0, registry.get("executor.queue.remaining").gauge().value());
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+            pool.execute(() -> {
+                entered.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            assertTrue(entered.await(HANG.toSeconds(), TimeUnit.SECONDS));
+            pool.execute(() -> { });
+            pool.execute(() -> { });
+            pool.execute(() -> { }); // at the bound: run here
+            await().atMost(HANG).until(() -> registry.get("executor.queue.remaining").gauge().value() == 0.0
+                    && counter(registry, "executor.caller.runs") == 1.0);
+            assertEquals(0.0, counter(registry, "executor.submit.blocked"));
+            release.countDown();
+            await().atMost(HANG).until(() -> registry.get("executor.queue.remaining").gauge().value() == 2.0);
+        }
+    }
+
     @Test
     void blockedThreadsAndCompensationsFollowBlockingCalls() throws Exception {
         MeterRegistry registry = new SimpleMeterRegistry();

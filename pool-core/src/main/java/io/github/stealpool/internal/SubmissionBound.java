@@ -1,0 +1,88 @@
+package io.github.stealpool.internal;
+
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The bound on outside submissions waiting in the {@link InjectionQueue}
+ * ({@code Builder.maxQueuedSubmissions}), and what a submitter does at it. Exists only for a
+ * bounded pool: an unbounded one has none, and its submit path pays one null check of a final
+ * field ({@code Scheduler.pushExternal}).
+ *
+ * <h2>Permits: what they count</h2>
+ * A permit stands for one task in the injection queue (a stripe, its stash, or an offer in
+ * transit), or for a submitter between taking a permit and offering its task. So
+ * {@code max - availablePermits()} is that count, and the rules that keep it so are: every
+ * offer to the queue takes a permit first, and every task that leaves the queue gives one back.
+ * <ul>
+ *   <li><b>Taken</b>: by an outside submitter before its offer ({@link #tryAcquire()}, or
+ *       waiting under BLOCK); by a re-offer that is no submission (a late submitter's sweep
+ *       putting other submitters' tasks back, a dead worker's deque handed on:
+ *       {@link InjectionQueue#requeue}), which takes it by force ({@link #forceAcquire}): such a
+ *       task must not be refused or wait, and it may push the count past the bound for a
+ *       moment (after shutdownNow, or once per dead worker).</li>
+ *   <li><b>Given back</b>: when a worker takes a batch out of a stripe (one per task, in
+ *       {@link InjectionQueue#poll}, after a transfer that succeeded: a batch that failed to
+ *       reach the deque stays stashed in the stripe, counted); when a sweep drains the queue
+ *       ({@link InjectionQueue#drainTo}: shutdownNow's, or a late submitter's, whose own task is
+ *       then rejected with its permit already back); by a submitter whose offer threw, or that
+ *       waited under BLOCK and found the pool shut down.</li>
+ * </ul>
+ * A task handed straight to a parked worker ({@code Sleep.tryHandOff}) never enters the queue
+ * and takes no permit. A task leaves the queue exactly once (InjectionQueue's invariants: one
+ * consumer per stripe, every task taken once), so its permit is given back exactly once: no
+ * leak, no double release. A cancelled future still queued keeps its permit until a worker
+ * takes it (and finds it cancelled) or a sweep drains it, as a cancelled task stays in a
+ * {@code ThreadPoolExecutor}'s queue.
+ *
+ * <h2>How exact the bound is</h2>
+ * The permits bound the tasks in the injection queue, not the tasks not yet started: a worker
+ * takes up to {@link InjectionQueue#BATCH} tasks at once, runs the first and pushes the others
+ * on its own deque, where they wait (for it or a thief) uncounted. A worker takes a batch only
+ * when its own deque is empty, so at any moment the outside tasks accepted and not yet started
+ * are at most {@code max + (BATCH - 1)} per worker thread (spares included), and at most
+ * {@code max} while the workers are all busy with tasks that hold them.
+ *
+ * <h2>Waiting</h2>
+ * A BLOCK submitter waits in {@link Semaphore#acquire()}: the semaphore's own queue, so no
+ * wake-up is lost between a failed try and the wait, and an interrupt ends the wait. Every
+ * release unparks a waiter if there is one; with none, it is a CAS on the permit count (once per
+ * batch on the workers' side).
+ */
+final class SubmissionBound extends Semaphore {
+
+    private static final long serialVersionUID = 1L;
+
+    static final int ABORT = 0;
+    static final int CALLER_RUNS = 1;
+    static final int BLOCK = 2;
+
+    /** The bound: {@code Builder.maxQueuedSubmissions}. */
+    final int max;
+    /** ABORT, CALLER_RUNS or BLOCK. */
+    final int policy;
+    /** Submissions that the caller ran (CALLER_RUNS). */
+    final LongAdder callerRuns = new LongAdder();
+    /** Submissions that found the bound reached and waited for room (BLOCK, or a Task under CALLER_RUNS). */
+    final LongAdder blocked = new LongAdder();
+
+    SubmissionBound(int max, int policy) {
+        super(max); // not fair: a submitter that finds room takes it, as a queue's offer would
+        if (max < 1 || policy < ABORT || policy > BLOCK) {
+            throw new IllegalArgumentException("bound " + max + " must be positive, policy " + policy
+                    + " one of 0, 1, 2");
+        }
+        this.max = max;
+        this.policy = policy;
+    }
+
+    /** Takes {@code n} permits whether or not any is left: for re-offers, which are no submissions. */
+    void forceAcquire(int n) {
+        reducePermits(n);
+    }
+
+    /** Room left before the bound, never negative (a forced re-offer may overdraw it). */
+    int remaining() {
+        return Math.max(0, availablePermits());
+    }
+}
