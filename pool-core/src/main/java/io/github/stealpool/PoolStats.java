@@ -70,6 +70,14 @@ import java.time.Duration;
  * @param blockedWorkers      threads inside {@link WorkStealingPool#blocking(BlockingCall)}
  *                            calls right now
  * @param compensations       spare threads started to stand in for blocked workers
+ * @param scheduledOnce       calls of the one-shot {@code schedule} methods (Micrometer's
+ *                            {@code executor.scheduled.once})
+ * @param scheduledRepetitively calls of {@code scheduleAtFixedRate} and
+ *                            {@code scheduleWithFixedDelay} (Micrometer's
+ *                            {@code executor.scheduled.repetitively})
+ * @param delayedTasksPending delayed tasks waiting for their delay: one-shot tasks not yet due,
+ *                            periodic tasks between two runs, and the time limits of
+ *                            {@code submitWithTimeout} (approximate while tasks move)
  */
 public record PoolStats(
         long completedTasks,
@@ -89,7 +97,45 @@ public record PoolStats(
         int poolSize,
         int parallelism,
         int blockedWorkers,
-        long compensations) {
+        long compensations,
+        // delayed tasks (issue 37)
+        long scheduledOnce,
+        long scheduledRepetitively,
+        long delayedTasksPending) {
+
+    /**
+     * A snapshot without the delayed-task figures, which read 0: the constructor of the
+     * releases before {@link WorkStealingPool#schedule(Runnable, long, java.util.concurrent.TimeUnit)}.
+     *
+     * @param completedTasks      see the class comment, as for every parameter here
+     * @param failedTasks         tasks that threw on a worker
+     * @param externalSubmissions tasks submitted from outside the pool
+     * @param workerSubmissions   tasks submitted by the pool's workers
+     * @param rejectedSubmissions submissions refused
+     * @param steals              tasks taken from another worker's deque
+     * @param stealAttempts       looks into another worker's deque
+     * @param parks               times a worker parked
+     * @param wakeups             parked workers woken
+     * @param parkedNanos         total time workers spent parked
+     * @param queuedTasks         tasks waiting
+     * @param activeWorkers       workers with a task in hand
+     * @param runningWorkers      workers running tasks
+     * @param parkedWorkers       workers parked
+     * @param poolSize            worker threads alive
+     * @param parallelism         the configured number of workers
+     * @param blockedWorkers      threads inside blocking calls
+     * @param compensations       spare threads started
+     */
+    public PoolStats(long completedTasks, long failedTasks, long externalSubmissions,
+                     long workerSubmissions, long rejectedSubmissions, long steals,
+                     long stealAttempts, long parks, long wakeups, long parkedNanos,
+                     long queuedTasks, int activeWorkers, int runningWorkers, int parkedWorkers,
+                     int poolSize, int parallelism, int blockedWorkers, long compensations) {
+        this(completedTasks, failedTasks, externalSubmissions, workerSubmissions,
+                rejectedSubmissions, steals, stealAttempts, parks, wakeups, parkedNanos,
+                queuedTasks, activeWorkers, runningWorkers, parkedWorkers, poolSize, parallelism,
+                blockedWorkers, compensations, 0L, 0L, 0L);
+    }
 
     /**
      * A snapshot without the blocking-call figures, which read 0: the constructor of the
@@ -121,7 +167,7 @@ public record PoolStats(
         this(completedTasks, failedTasks, externalSubmissions, workerSubmissions,
                 rejectedSubmissions, steals, stealAttempts, parks, wakeups, parkedNanos,
                 queuedTasks, activeWorkers, runningWorkers, parkedWorkers, poolSize, parallelism,
-                0, 0L);
+                0, 0L, 0L, 0L, 0L);
     }
 
     /**
@@ -159,6 +205,10 @@ public record PoolStats(
                 + " parked=" + parkedWorkers
                 + " size=" + poolSize + "/" + parallelism
                 + (compensations == 0 ? "" : " blocked=" + blockedWorkers
-                        + " compensations=" + compensations);
+                        + " compensations=" + compensations)
+                // delayed tasks (issue 37)
+                + (scheduledOnce == 0 && scheduledRepetitively == 0 && delayedTasksPending == 0 ? ""
+                        : " scheduled: once=" + scheduledOnce + " repetitively=" + scheduledRepetitively
+                        + " pending=" + delayedTasksPending);
     }
 }

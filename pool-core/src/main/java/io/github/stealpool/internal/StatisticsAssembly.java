@@ -115,6 +115,7 @@ final class StatisticsAssembly {
         return new PoolStats(completed, failed, external, fromWorkers, rejectedSubmissions.sum(),
                 steals, attempts, idle[0], idle[1], idle[2], s.queuedTasks(),
                 active, Math.min(running, size), parked, size, s.parallelism,
-                Math.min(s.spares.blockedWorkers(), size), s.spares.compensations());
+                Math.min(s.spares.blockedWorkers(), size), s.spares.compensations(),
+                s.scheduledOnce(), s.scheduledRepetitively(), s.delayedTasksPending());
     }
 }
