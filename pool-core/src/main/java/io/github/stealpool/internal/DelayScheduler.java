@@ -217,21 +217,68 @@ public final class DelayScheduler {
 
     private void handOver(DelayedTask<?> t) {
         pending.increment(); // before the offer: the timer's decrement never comes first
-        inbox.offer(t);
-        VarHandle.fullFence(); // the offer before the reads below ("No lost wake-up", rule 4)
-        wakeFor(t.time);
+        offerAndWake(t);
         if (pool.runState != Scheduler.RUNNING) {
             settleLate();
         }
     }
 
-    /** Unparks the timer if it sleeps past {@code time}: see "No lost wake-up". */
-    private void wakeFor(long time) {
+    /**
+     * The submitter's half of "No lost wake-up": offers {@code t}, then unparks the timer if it
+     * sleeps past {@code t}'s deadline; true if this call unparked it.
+     */
+    private boolean offerAndWake(DelayedTask<?> t) {
+        inbox.offer(t);
+        VarHandle.fullFence(); // the offer before the reads below ("No lost wake-up", rule 4)
+        long time = t.time;
         int s = parkState;
         if (s == PARKED_FOREVER || s == PARKED_UNTIL && time - parkDeadline < 0) {
             if (PARK_STATE.compareAndSet(this, s, AWAKE)) {
                 LockSupport.unpark(thread);
+                return true;
             }
+        }
+        return false;
+    }
+
+    /**
+     * The timer's half of "No lost wake-up": publishes what it would sleep towards, then looks
+     * at the inbox and the run state again; true if it may park, false if it must go round
+     * (then it is AWAKE again).
+     */
+    private boolean prepareToPark(int rs) {
+        if (size == 0) {
+            parkState = PARKED_FOREVER;
+        } else {
+            parkDeadline = heap[0].time;
+            parkState = PARKED_UNTIL;
+        }
+        if (!inbox.isEmpty() || pool.runState != rs) {
+            parkState = AWAKE;
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * For the jcstress test of "No lost wake-up" ({@code TimerWakeUpTest}): a timer over
+     * {@code pool} whose thread is never started, and its two halves.
+     */
+    public static final class WakeUpProbe {
+        private final DelayScheduler timer;
+
+        public WakeUpProbe(Scheduler pool) {
+            this.timer = new DelayScheduler(pool, false);
+        }
+
+        /** The timer thread's half, with an empty heap: true if it would park. */
+        public boolean timerWouldPark() {
+            return timer.prepareToPark(Scheduler.RUNNING);
+        }
+
+        /** A submitter's half: true if it unparked the timer. */
+        public boolean submitterWakes() {
+            return timer.offerAndWake(new DelayedTask<Void>(timer, () -> { }, null, System.nanoTime(), 0L, 0L));
         }
     }
 
@@ -328,14 +375,7 @@ public final class DelayScheduler {
                 }
                 continue;
             }
-            if (size == 0) {
-                parkState = PARKED_FOREVER;
-            } else {
-                parkDeadline = heap[0].time;
-                parkState = PARKED_UNTIL;
-            }
-            if (!inbox.isEmpty() || pool.runState != rs) {
-                parkState = AWAKE;
+            if (!prepareToPark(rs)) {
                 continue;
             }
             if (size == 0) {
