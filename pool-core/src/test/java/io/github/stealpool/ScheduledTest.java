@@ -353,6 +353,43 @@ class ScheduledTest {
         }
     }
 
+    /**
+     * A probe, not a limit: prints the heap cost of a pending delayed task (issue 37's goal is
+     * about 100 bytes), one shared Runnable for all, measured with Runtime after GCs.
+     */
+    @Test
+    void footprintOfAPendingTask() throws Exception {
+        WorkStealingPool pool = pool(1);
+        try {
+            int n = 200_000;
+            Runnable shared = () -> { };
+            pool.schedule(shared, 1, TimeUnit.HOURS).cancel(false); // the timer started
+            long before = usedAfterGc();
+            List<ScheduledFuture<?>> kept = new ArrayList<>(n);
+            long refs = usedAfterGc() - before; // the list alone, before it fills: ~0
+            for (int i = 0; i < n; i++) {
+                kept.add(pool.schedule(shared, 1, TimeUnit.HOURS));
+            }
+            await().atMost(HANG, TimeUnit.SECONDS).until(() -> pool.stats().delayedTasksPending() == n);
+            long after = usedAfterGc();
+            // The list's own slots (4 or 8 bytes each) are the caller's, not the pool's.
+            long perTask = (after - before - refs) / n - 4;
+            System.out.println("ScheduledTest: about " + perTask + " bytes per pending delayed task");
+            assertEquals(n, kept.size());
+        } finally {
+            terminate(pool);
+        }
+    }
+
+    private static long usedAfterGc() throws InterruptedException {
+        Runtime rt = Runtime.getRuntime();
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        return rt.totalMemory() - rt.freeMemory();
+    }
+
     // ------------------------------------------------------------------ shutdown
 
     @Test
