@@ -183,6 +183,9 @@ class MetricsEndpointTest {
                     "executor_running", "executor_steal_attempts_total", "executor_steals_total",
                     "executor_submitted_tasks_total", "executor_wakeups_total",
                     "executor_worker_idle_seconds_total",
+                    // delayed tasks (issue 37)
+                    "executor_scheduled_once_total", "executor_scheduled_repetitively_total",
+                    "executor_scheduled_pending_tasks",
                     // the demo's task timers (timeTasks)
                     "executor_seconds_count", "executor_seconds_sum", "executor_seconds_max",
                     "executor_idle_seconds_count", "executor_idle_seconds_sum", "executor_idle_seconds_max"),
