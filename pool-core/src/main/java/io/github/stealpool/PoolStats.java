@@ -86,6 +86,14 @@ import java.time.Duration;
  *                            would be queued now before the policy applies, as Micrometer's
  *                            {@code executor.queue.remaining}; {@link Long#MAX_VALUE} for an
  *                            unbounded pool (approximate, as the other levels)
+ * @param scheduledOnce       calls of the one-shot {@code schedule} methods (Micrometer's
+ *                            {@code executor.scheduled.once})
+ * @param scheduledRepetitively calls of {@code scheduleAtFixedRate} and
+ *                            {@code scheduleWithFixedDelay} (Micrometer's
+ *                            {@code executor.scheduled.repetitively})
+ * @param delayedTasksPending delayed tasks waiting for their delay: one-shot tasks not yet due,
+ *                            periodic tasks between two runs, and the time limits of
+ *                            {@code submitWithTimeout} (approximate while tasks move)
  */
 public record PoolStats(
         long completedTasks,
@@ -108,13 +116,17 @@ public record PoolStats(
         long compensations,
         long callerRunSubmissions,
         long blockedSubmissions,
-        long queueRemaining) {
+        long queueRemaining,
+        long scheduledOnce,
+        long scheduledRepetitively,
+        long delayedTasksPending) {
 
     /**
-     * A snapshot of an unbounded pool, whose bound figures read 0, 0 and
-     * {@link Long#MAX_VALUE}: the constructor of the releases before
-     * {@link WorkStealingPool.Builder#maxQueuedSubmissions}, kept for callers that build
-     * snapshots themselves.
+     * A snapshot of an unbounded pool with no delayed tasks, whose bound figures read 0, 0 and
+     * {@link Long#MAX_VALUE} and delayed-task figures 0: the constructor of the releases before
+     * {@link WorkStealingPool.Builder#maxQueuedSubmissions} and
+     * {@link WorkStealingPool#schedule(Runnable, long, java.util.concurrent.TimeUnit)}, kept for
+     * callers that build snapshots themselves.
      *
      * @param completedTasks      see the class comment, as for every parameter here
      * @param failedTasks         tasks that threw on a worker
@@ -143,7 +155,7 @@ public record PoolStats(
         this(completedTasks, failedTasks, externalSubmissions, workerSubmissions,
                 rejectedSubmissions, steals, stealAttempts, parks, wakeups, parkedNanos,
                 queuedTasks, activeWorkers, runningWorkers, parkedWorkers, poolSize, parallelism,
-                blockedWorkers, compensations, 0L, 0L, Long.MAX_VALUE);
+                blockedWorkers, compensations, 0L, 0L, Long.MAX_VALUE, 0L, 0L, 0L);
     }
 
     /**
@@ -176,7 +188,7 @@ public record PoolStats(
         this(completedTasks, failedTasks, externalSubmissions, workerSubmissions,
                 rejectedSubmissions, steals, stealAttempts, parks, wakeups, parkedNanos,
                 queuedTasks, activeWorkers, runningWorkers, parkedWorkers, poolSize, parallelism,
-                0, 0L, 0L, 0L, Long.MAX_VALUE);
+                0, 0L, 0L, 0L, Long.MAX_VALUE, 0L, 0L, 0L);
     }
 
     /**
@@ -217,6 +229,9 @@ public record PoolStats(
                         + " compensations=" + compensations)
                 + (queueRemaining == Long.MAX_VALUE && callerRunSubmissions == 0
                         && blockedSubmissions == 0 ? "" : " bound: remaining=" + queueRemaining
-                        + " callerRan=" + callerRunSubmissions + " waited=" + blockedSubmissions);
+                        + " callerRan=" + callerRunSubmissions + " waited=" + blockedSubmissions)
+                + (scheduledOnce == 0 && scheduledRepetitively == 0 && delayedTasksPending == 0 ? ""
+                        : " scheduled: once=" + scheduledOnce + " repetitively=" + scheduledRepetitively
+                        + " pending=" + delayedTasksPending);
     }
 }

@@ -1,5 +1,6 @@
 package io.github.stealpool;
 
+import io.github.stealpool.internal.DelayScheduler;
 import io.github.stealpool.internal.Failures;
 import io.github.stealpool.internal.Join;
 import io.github.stealpool.internal.PoolFutureTask;
@@ -25,6 +26,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RunnableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -76,13 +79,17 @@ import java.util.function.Supplier;
  *   <li>Tasks that block (I/O, sleeps, locks) hold their worker, as in a fixed thread pool,
  *       unless they block inside {@link #blocking(BlockingCall)}: then a spare thread runs
  *       tasks in the blocked worker's place, up to {@link Builder#maxSpareThreads}.</li>
+ *   <li>Delayed and periodic tasks ({@link ScheduledExecutorService}) behave as in
+ *       {@link java.util.concurrent.ScheduledThreadPoolExecutor} with its defaults, and run
+ *       on the workers: see {@link #schedule(Runnable, long, TimeUnit)}.</li>
  * </ul>
  *
  * <p>{@link #common()} is a pool shared by the whole JVM, created on first use, where
  * {@link Task#fork()}, {@link Task#invoke()} and {@link Task#invokeAll(Task...)} run when they
  * are called from a thread that is no pool's worker; it cannot be shut down.
  */
-public final class WorkStealingPool extends AbstractExecutorService implements AutoCloseable {
+public final class WorkStealingPool extends AbstractExecutorService
+        implements ScheduledExecutorService, AutoCloseable {
 
     /** Largest parallelism a pool accepts (as {@link java.util.concurrent.ForkJoinPool}). */
     public static final int MAX_PARALLELISM = 0x7fff;
@@ -131,6 +138,7 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
                 b.idleStrategy.spinRounds(), b.idleStrategy.yieldRounds(), b.fifo,
                 b.maxSpareThreads, b.spareKeepAlive.toNanos(), b.maxQueuedSubmissions,
                 policyCode(b.saturationPolicy)));
+        scheduler.setCancelDelayedTasksOnShutdown(b.cancelDelayedTasksOnShutdown);
         scheduler.setOwner(this); // before start(): Task.getPool() on a worker reads it
         // Task registers its latch accessor (internal.TaskSecrets) as it initialises: here,
         // before start(), so every worker thread follows it, and a failure of Task's
@@ -1081,6 +1089,158 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
                 + ", parallelism = " + scheduler.parallelism() + ", " + scheduler.statistics() + "]";
     }
 
+
+    // ------------------------------------------------------------------ ScheduledExecutorService
+
+    /**
+     * Runs {@code command} on a worker once {@code delay} has passed, as
+     * {@link java.util.concurrent.ScheduledThreadPoolExecutor} does: never before the delay
+     * (tasks due at the same time are handed to the workers in the order they were scheduled),
+     * as soon as the timer and a free worker allow after it. A zero or negative delay means
+     * now; a delay beyond about 146 years is clamped to that, so it never overflows.
+     *
+     * <p>The delayed tasks are kept by one timer thread per pool, a daemon named
+     * {@code <prefix>-timer}, started by the first {@code schedule} (a pool that schedules
+     * nothing has none) and ended with the pool. Scheduling and cancelling take no lock.
+     * {@code cancel} on the returned future takes the task out of the timer at once, so a
+     * cancelled task is not kept until its deadline.
+     *
+     * <p>Shutdown, as {@code ScheduledThreadPoolExecutor} by default: after {@link #shutdown()}
+     * a one-shot delayed task still runs when due (unless
+     * {@link Builder#cancelDelayedTasksOnShutdown(boolean)}), and {@link #awaitTermination}
+     * waits for it; {@link #shutdownNow()} runs none, and cancels every one still waiting.
+     *
+     * @param command the task
+     * @param delay   the time from now to the run
+     * @param unit    the unit of {@code delay}
+     * @return a future that completes when the task has run; cancelling it before it runs
+     *         keeps it from running
+     * @throws NullPointerException       if {@code command} or {@code unit} is null
+     * @throws RejectedExecutionException if the pool is shut down
+     */
+    @Override
+    public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(unit, "unit");
+        return scheduler.delays().schedule(command, delay, unit, true);
+    }
+
+    /**
+     * Calls {@code callable} on a worker once {@code delay} has passed; as
+     * {@link #schedule(Runnable, long, TimeUnit)}.
+     *
+     * @param <V>      the result type
+     * @param callable the task
+     * @param delay    the time from now to the call
+     * @param unit     the unit of {@code delay}
+     * @return a future with the callable's result
+     * @throws NullPointerException       if {@code callable} or {@code unit} is null
+     * @throws RejectedExecutionException if the pool is shut down
+     */
+    @Override
+    public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
+        Objects.requireNonNull(callable, "callable");
+        Objects.requireNonNull(unit, "unit");
+        return scheduler.delays().schedule(callable, delay, unit);
+    }
+
+    /**
+     * Runs {@code command} on a worker after {@code initialDelay}, then every {@code period}
+     * from that first deadline, as {@link java.util.concurrent.ScheduledThreadPoolExecutor}
+     * does: runs never overlap (a run that overruns delays the next, which then starts late,
+     * not twice); a run that throws ends the repetition, and the future reports the failure
+     * ({@code get} throws an {@link ExecutionException} with it); cancelling the future ends
+     * it too. After {@link #shutdown()} it runs no more (cancelled). Delays and periods are
+     * clamped as in {@link #schedule(Runnable, long, TimeUnit)}.
+     *
+     * @param command      the task
+     * @param initialDelay the time from now to the first run
+     * @param period       the time between the starts of two runs
+     * @param unit         the unit of both
+     * @return a future that never completes normally
+     * @throws NullPointerException       if {@code command} or {@code unit} is null
+     * @throws IllegalArgumentException   if {@code period <= 0}
+     * @throws RejectedExecutionException if the pool is shut down
+     */
+    @Override
+    public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period,
+                                                  TimeUnit unit) {
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(unit, "unit");
+        if (period <= 0L) {
+            throw new IllegalArgumentException("period must be positive: " + period);
+        }
+        return scheduler.delays().schedulePeriodic(command, initialDelay, period, unit, true);
+    }
+
+    /**
+     * Runs {@code command} on a worker after {@code initialDelay}, then again {@code delay}
+     * after the end of each run; otherwise as
+     * {@link #scheduleAtFixedRate(Runnable, long, long, TimeUnit)}.
+     *
+     * @param command      the task
+     * @param initialDelay the time from now to the first run
+     * @param delay        the time from the end of one run to the start of the next
+     * @param unit         the unit of both
+     * @return a future that never completes normally
+     * @throws NullPointerException       if {@code command} or {@code unit} is null
+     * @throws IllegalArgumentException   if {@code delay <= 0}
+     * @throws RejectedExecutionException if the pool is shut down
+     */
+    @Override
+    public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay,
+                                                     TimeUnit unit) {
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(unit, "unit");
+        if (delay <= 0L) {
+            throw new IllegalArgumentException("delay must be positive: " + delay);
+        }
+        return scheduler.delays().schedulePeriodic(command, initialDelay, delay, unit, false);
+    }
+
+    /**
+     * Submits {@code task} with a time limit: if it has not completed when {@code timeout} has
+     * passed since this call, {@code timeoutAction} is called with it, on a worker. The action
+     * may, for example, {@link Task#complete complete} it with a fallback (whoever waits then
+     * gets the fallback; the call runs on, and its result is dropped), or
+     * {@link Task#completeExceptionally complete it exceptionally}. With a null action the task
+     * is cancelled and, if it is running, its thread interrupted. The time limit costs one
+     * timer entry, removed when the task completes by running; a task completed otherwise
+     * ({@code complete}, {@code cancel}) keeps it until the timeout, which then does nothing.
+     * What the action throws goes where a failure of a task given to {@link #execute} goes.
+     *
+     * @param <T>           the result type
+     * @param task          the work
+     * @param timeout       the time limit, from now; zero or negative: already out
+     * @param unit          the unit of {@code timeout}
+     * @param timeoutAction called with the task if it is not done in time, or null to cancel
+     *                      it with an interrupt
+     * @return the task, submitted: its own future
+     * @throws NullPointerException       if {@code task} or {@code unit} is null
+     * @throws RejectedExecutionException if the pool is shut down
+     */
+    public <T> Task<T> submitWithTimeout(Callable<T> task, long timeout, TimeUnit unit,
+                                         Consumer<? super Task<T>> timeoutAction) {
+        Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(unit, "unit");
+        TimeLimitedTask<T> t = new TimeLimitedTask<>(task, timeoutAction);
+        DelayScheduler d = scheduler.delays();
+        t.timeout = d.schedule(() -> {
+            try {
+                t.timedOut();
+            } catch (Throwable e) {
+                scheduler.reportFailure(t, e);
+            }
+        }, timeout, unit, false);
+        try {
+            executeTask(t);
+        } catch (RuntimeException | Error e) {
+            t.timeout.cancel(false);
+            throw e;
+        }
+        return t;
+    }
+
     // ------------------------------------------------------------------ builder
 
     /**
@@ -1101,6 +1261,7 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
         private Duration spareKeepAlive = DEFAULT_SPARE_KEEP_ALIVE;
         private int maxQueuedSubmissions; // 0: unbounded
         private SaturationPolicy saturationPolicy = SaturationPolicy.ABORT;
+        private boolean cancelDelayedTasksOnShutdown;
         /** Set only for {@link WorkStealingPool#common()}: the pool ignores shutdown requests. */
         private boolean common;
 
@@ -1252,6 +1413,21 @@ public final class WorkStealingPool extends AbstractExecutorService implements A
          */
         public Builder saturationPolicy(SaturationPolicy policy) {
             this.saturationPolicy = Objects.requireNonNull(policy, "saturationPolicy");
+            return this;
+        }
+
+        /**
+         * Whether {@link WorkStealingPool#shutdown()} cancels the one-shot delayed tasks still
+         * waiting for their delay, so that the pool terminates promptly, as
+         * {@code ScheduledThreadPoolExecutor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false)}.
+         * Default false: they run when due, and the pool terminates after the last one.
+         * Periodic tasks stop at shutdown either way.
+         *
+         * @param cancel true to cancel waiting one-shot delayed tasks at shutdown
+         * @return this builder
+         */
+        public Builder cancelDelayedTasksOnShutdown(boolean cancel) {
+            this.cancelDelayedTasksOnShutdown = cancel;
             return this;
         }
 

@@ -39,7 +39,8 @@ import org.junit.jupiter.api.Test;
 class BadInputTest {
 
     /** Arguments documented to accept null: {@code submit(task, result)}, a reduction's identity. */
-    private static final Set<String> NULL_ALLOWED = Set.of("submit.result", "reduce.identity");
+    private static final Set<String> NULL_ALLOWED = Set.of("submit.result", "reduce.identity",
+            "submitWithTimeout.timeoutAction"); // null: cancel with interrupt
 
     /** Not about input: life cycle and introspection. */
     private static final Set<String> NO_ARGUMENTS_TO_CHECK = Set.of(
@@ -65,7 +66,8 @@ class BadInputTest {
             return name.equals("to") ? 1 : 0;
         }
         if (type == long.class) {
-            return name.equals("to") || name.equals("timeout") ? 1L : 0L;
+            return name.equals("to") || name.equals("timeout") || name.equals("period")
+                    || name.equals("delay") ? 1L : 0L; // schedule: a period or delay must be positive
         }
         if (type == boolean.class) {
             return false;

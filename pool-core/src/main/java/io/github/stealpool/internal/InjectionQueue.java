@@ -346,8 +346,8 @@ public final class InjectionQueue {
             Throwable failed = null;
             int taken = 0;
             try {
-                first = takeBatch(s, deque, fifo);
-                if (first != null) {
+                first = takeBatch(s, deque, fifo, bound != null);
+                if (first != null && bound != null) {
                     taken = s.taken; // the holder's own field: read before the unlock
                 }
             } catch (Throwable e) { // the batch is stashed in the stripe ("A batch in transit")
@@ -398,7 +398,8 @@ public final class InjectionQueue {
      * clearing only read and write fields: no call, so no stack overflow, between taking a
      * task and handing it on.
      */
-    private static Runnable takeBatch(Stripe s, ChaseLevDeque<Runnable> deque, boolean fifo) {
+    private static Runnable takeBatch(Stripe s, ChaseLevDeque<Runnable> deque, boolean fifo,
+                                      boolean counted) {
         Runnable[] batch = s.batch;
         int n = s.stashed; // under the lock: the holder's own field
         Runnable task;
@@ -439,7 +440,9 @@ public final class InjectionQueue {
         for (int i = lo; i < hi; i++) { // the scratch never keeps a handed-on task reachable
             batch[i] = null;
         }
-        s.taken = n; // a field write, no call
+        if (counted) {
+            s.taken = n; // a field write, no call; unbounded pools write no shared line here
+        }
         return task;
     }
 

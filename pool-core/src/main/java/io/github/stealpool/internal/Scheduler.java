@@ -101,6 +101,20 @@ public final class Scheduler {
     /** Adds and removes the timing listeners; reached only when a listener comes or goes. */
     private final TimingListeners timing = new TimingListeners(this);
 
+    /**
+     * The timer of the delayed tasks, started by the first one ({@link #delays()}); null until
+     * then. See {@link DelayScheduler}, which holds its shutdown rules and their proof.
+     */
+    private volatile DelayScheduler delays;
+    /**
+     * True from the timer's start (under mainLock, while RUNNING) until it lets go after
+     * shutdown: while it holds, no worker retires, idle workers sleep instead of leaving, and
+     * the pool does not terminate (DelayScheduler, rule 2). Written under mainLock.
+     */
+    volatile boolean delayHold;
+    /** Builder's {@code cancelDelayedTasksOnShutdown}; set only before {@link #start()}. */
+    private boolean cancelDelayedOnShutdown;
+
     /** Test seam ({@link ShutdownProbe}); set only before {@link #start()}. */
     ShutdownProbe probe = ShutdownProbe.NONE;
 
@@ -160,7 +174,8 @@ public final class Scheduler {
         // The spares are reached only once the pool is shut down, so Sleep's path while it runs
         // reads the run state alone, as before.
         this.sleep = new Sleep(parallelism, total,
-                () -> runState >= STOP || runState >= SHUTDOWN && spares.leavingKeepsAFreeThread());
+                () -> runState >= STOP
+                        || runState >= SHUTDOWN && !delayHold && spares.leavingKeepsAFreeThread());
         this.bound = config.maxQueuedSubmissions() == 0 ? null
                 : new SubmissionBound(config.maxQueuedSubmissions(), config.saturationPolicy());
         // Two stripes per worker: concurrent submitters seldom share one (InjectionQueue).
@@ -438,6 +453,115 @@ public final class Scheduler {
     }
 
     /**
+     * The timer hands a due delayed task to the workers: as a submission from outside, but
+     * accepted after {@code shutdown} too (refused only from STOP on), since the timer holds
+     * the pool while it has tasks to hand over (DelayScheduler, rule 2). The re-check after
+     * the publication is {@link #pushExternal}'s: under SHUTDOWN {@code settleLate} accepts.
+     * Never refused by the submission bound, since the timer must not wait: its permit is taken
+     * by force, as a requeued task's ({@link SubmissionBound}).
+     */
+    void executeDelayed(Runnable task) {
+        if (runState >= STOP) {
+            throw rejected();
+        }
+        TaskTimer timer = taskTimer;
+        Runnable queued = timer == null ? task : injection.forTiming(task, timer);
+        if (sleep.tryHandOff(queued)) {
+            return;
+        }
+        injection.requeue(queued); // never refused by the bound: a permit taken by force
+        VarHandle.fullFence();
+        if (runState != RUNNING) {
+            settleLate(queued, true);
+        }
+        sleep.notifyNewJob();
+    }
+
+    /** The timer, started on first use (under mainLock, once, and only while RUNNING). */
+    public DelayScheduler delays() {
+        DelayScheduler d = delays;
+        return d != null ? d : startDelays();
+    }
+
+    private DelayScheduler startDelays() {
+        mainLock.lock();
+        try {
+            DelayScheduler d = delays;
+            if (d != null) {
+                return d;
+            }
+            if (runState != RUNNING) {
+                throw rejected();
+            }
+            d = new DelayScheduler(this, cancelDelayedOnShutdown);
+            d.start(); // if it throws, no hold was taken and no timer is kept
+            delayHold = true;
+            delays = d;
+            return d;
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    /** Builder's {@code cancelDelayedTasksOnShutdown}; called once, before {@link #start()}. */
+    public void setCancelDelayedTasksOnShutdown(boolean cancel) {
+        this.cancelDelayedOnShutdown = cancel;
+    }
+
+    /** Under mainLock: the timer let go of the pool (DelayScheduler, rule 2). */
+    void delaysFinished() {
+        delayHold = false;
+        if (liveWorkers == 0 && runState >= SHUTDOWN && runState < TERMINATED) {
+            terminate();
+        }
+        termination.signalAll();
+    }
+
+    /** Under mainLock: wakes the threads waiting on the termination condition. */
+    void signalTermination() {
+        termination.signalAll();
+    }
+
+    /**
+     * Under mainLock, after a run-state change: wakes the timer (if there is one) and waits
+     * until it has applied the new state's policy (DelayScheduler, rules 1 and 3). The timer
+     * never waits for a caller of this, and runs no user code, so the wait is short.
+     */
+    private void awaitDelayPolicy(int rs) {
+        DelayScheduler d = delays;
+        if (d == null) {
+            return;
+        }
+        d.wakeUp();
+        while (!d.hasApplied(rs)) {
+            termination.awaitUninterruptibly();
+        }
+    }
+
+    /** Reports a failure of a task nobody waits for, as {@code execute}'s tasks are. */
+    public void reportFailure(Runnable task, Throwable failure) {
+        Failures.reportUncaught(LOG, name, failureHandler, task, failure);
+    }
+
+    /** Calls of the one-shot {@code schedule} methods. */
+    public long scheduledOnce() {
+        DelayScheduler d = delays;
+        return d == null ? 0L : d.scheduledOnce.sum();
+    }
+
+    /** Calls of the periodic {@code schedule} methods. */
+    public long scheduledRepetitively() {
+        DelayScheduler d = delays;
+        return d == null ? 0L : d.scheduledRepetitively.sum();
+    }
+
+    /** Delayed tasks waiting for their deadline (timeout entries included). */
+    public long delayedTasksPending() {
+        DelayScheduler d = delays;
+        return d == null ? 0L : d.pending();
+    }
+
+    /**
      * A submitter saw the pool leave RUNNING after publishing {@code task}: accepts it, or
      * rejects it if it is still queued ({@link ShutdownSweep#settleLate}). Package-private for
      * ShutdownRaceTest.
@@ -488,7 +612,7 @@ public final class Scheduler {
     boolean tryRetire(Worker w) {
         mainLock.lock();
         try {
-            if (!injection.isEmpty() || !spares.leavingKeepsAFreeThread()) {
+            if (delayHold || !injection.isEmpty() || !spares.leavingKeepsAFreeThread()) {
                 return false;
             }
             for (int i = 0, n = slots; i < n; i++) {
@@ -559,7 +683,7 @@ public final class Scheduler {
     }
 
     void workerGone() { // under mainLock
-        if (--liveWorkers == 0) {
+        if (--liveWorkers == 0 && !delayHold) { // else the timer terminates the pool as it lets go
             if (runState < SHUTDOWN) {
                 LOG.error("{}: every worker died while the pool was running", name);
                 return;
@@ -601,7 +725,8 @@ public final class Scheduler {
             if (runState < SHUTDOWN) {
                 runState = SHUTDOWN;
             }
-            if (liveWorkers == 0 && runState < TERMINATED) {
+            awaitDelayPolicy(SHUTDOWN);
+            if (liveWorkers == 0 && !delayHold && runState < TERMINATED) {
                 terminate();
             }
         } finally {
@@ -620,7 +745,8 @@ public final class Scheduler {
             }
             probe.stopPublished();
             sweep.sweepForStop(never); // the plain tasks, as submitted; fork/join pieces abandoned
-            if (liveWorkers == 0 && runState < TERMINATED) {
+            awaitDelayPolicy(STOP); // every delayed task still with the timer is cancelled
+            if (liveWorkers == 0 && !delayHold && runState < TERMINATED) {
                 terminate();
             }
         } finally {
@@ -665,6 +791,12 @@ public final class Scheduler {
             mainLock.unlock();
         }
         Thread me = Thread.currentThread();
+        DelayScheduler d = delays;
+        if (d != null && nanos > 0L) { // the timer thread ends with the pool (DelayScheduler, rule 5)
+            long start = System.nanoTime();
+            TimeUnit.NANOSECONDS.timedJoin(d.thread, nanos);
+            nanos -= System.nanoTime() - start;
+        }
         for (int i = 0, n = slots; i < n; i++) {
             Thread t = workers[i].thread;
             if (t != null && t != me && nanos > 0L) {

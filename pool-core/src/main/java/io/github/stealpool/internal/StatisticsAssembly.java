@@ -116,6 +116,7 @@ final class StatisticsAssembly {
                 steals, attempts, idle[0], idle[1], idle[2], s.queuedTasks(),
                 active, Math.min(running, size), parked, size, s.parallelism,
                 Math.min(s.spares.blockedWorkers(), size), s.spares.compensations(),
-                s.callerRunSubmissions(), s.blockedSubmissions(), s.queueRemaining());
+                s.callerRunSubmissions(), s.blockedSubmissions(), s.queueRemaining(),
+                s.scheduledOnce(), s.scheduledRepetitively(), s.delayedTasksPending());
     }
 }

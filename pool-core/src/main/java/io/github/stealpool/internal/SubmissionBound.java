@@ -31,7 +31,10 @@ import java.util.concurrent.atomic.LongAdder;
  * A task handed straight to a parked worker ({@code Sleep.tryHandOff}) never enters the queue
  * and takes no permit. A task leaves the queue exactly once (InjectionQueue's invariants: one
  * consumer per stripe, every task taken once), so its permit is given back exactly once: no
- * leak, no double release. A cancelled future still queued keeps its permit until a worker
+ * leak, no double release, short of an Error (out of stack deep in a join, out of memory) in
+ * the release itself, which may lose that room: a worker's release sits where a failed call
+ * must not lose the batch's first task, so the Error is swallowed there. The timer's delayed
+ * tasks also take theirs by force ({@code Scheduler.executeDelayed}). A cancelled future still queued keeps its permit until a worker
  * takes it (and finds it cancelled) or a sweep drains it, as a cancelled task stays in a
  * {@code ThreadPoolExecutor}'s queue.
  *

@@ -479,6 +479,18 @@ public final class WorkStealingPoolMetrics implements MeterBinder {
                             + " room (SaturationPolicy.BLOCK)",
                     PoolStats::blockedSubmissions, Tags.empty()));
         }
+        // Delayed tasks (issue 37): Micrometer's TimedScheduledExecutorService names for the two
+        // counters (it gives them no unit and no description); the pending gauge is ours.
+        meters.add(counter(registry, "executor.scheduled.once", null,
+                "Calls of the one-shot schedule methods",
+                PoolStats::scheduledOnce, Tags.empty()));
+        meters.add(counter(registry, "executor.scheduled.repetitively", null,
+                "Calls of scheduleAtFixedRate and scheduleWithFixedDelay",
+                PoolStats::scheduledRepetitively, Tags.empty()));
+        meters.add(gauge(registry, "executor.scheduled.pending", BaseUnits.TASKS,
+                "Delayed tasks waiting for their delay, periodic ones between two runs and"
+                        + " submitWithTimeout's time limits included",
+                PoolStats::delayedTasksPending));
     }
 
     /**

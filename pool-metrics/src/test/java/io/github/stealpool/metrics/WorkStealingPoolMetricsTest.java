@@ -28,14 +28,16 @@ class WorkStealingPoolMetricsTest {
     private static final Duration HANG = Duration.ofSeconds(30);
 
     /** Meters per pool: one per name, and executor.submitted twice (external, worker). */
-    private static final int METERS_PER_POOL = 18;
+    private static final int METERS_PER_POOL = 21;
 
     private static final Set<String> METERS = Set.of(
             "executor.completed", "executor.submitted", "executor.queued", "executor.active",
             "executor.pool.size", "executor.parallelism", "executor.steals", "executor.parked",
             "executor.steal.attempts", "executor.parks", "executor.wakeups", "executor.worker.idle",
             "executor.failed", "executor.rejected", "executor.running", "executor.blocked",
-            "executor.compensations");
+            "executor.compensations",
+            // delayed tasks (issue 37)
+            "executor.scheduled.once", "executor.scheduled.repetitively", "executor.scheduled.pending");
 
     private static Set<String> names(MeterRegistry registry) {
         Set<String> names = new TreeSet<>();
@@ -98,6 +100,27 @@ class WorkStealingPoolMetricsTest {
             assertTrue(counter(registry, "executor.parks") >= 2);
             Gauge queued = registry.get("executor.queued").gauge();
             assertEquals(0.0, queued.value());
+        }
+    }
+
+    @Test
+    void scheduledMetersFollowTheDelayedTasks() throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).build()) {
+            WorkStealingPoolMetrics.monitor(registry, pool, "timer");
+            pool.schedule(() -> { }, 1, TimeUnit.MILLISECONDS).get(HANG.toSeconds(), TimeUnit.SECONDS);
+            java.util.concurrent.ScheduledFuture<?> later = pool.schedule(() -> 1, 1, TimeUnit.HOURS);
+            java.util.concurrent.ScheduledFuture<?> rate =
+                    pool.scheduleAtFixedRate(() -> { }, 1, 1, TimeUnit.HOURS);
+            await().atMost(HANG).untilAsserted(() -> {
+                assertEquals(2.0, counter(registry, "executor.scheduled.once"));
+                assertEquals(1.0, counter(registry, "executor.scheduled.repetitively"));
+                assertEquals(2.0, registry.get("executor.scheduled.pending").gauge().value());
+            });
+            assertEquals("tasks", registry.get("executor.scheduled.pending").meter().getId().getBaseUnit());
+            later.cancel(false);
+            rate.cancel(false);
+            await().atMost(HANG).until(() -> registry.get("executor.scheduled.pending").gauge().value() == 0.0);
         }
     }
 

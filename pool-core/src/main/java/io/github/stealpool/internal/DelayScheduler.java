@@ -1,0 +1,583 @@
+package io.github.stealpool.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.Callable;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import org.jctools.queues.varhandle.MpscUnboundedVarHandleArrayQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The timer behind {@code WorkStealingPool}'s {@code schedule} methods and
+ * {@code submitWithTimeout}: one daemon thread, started by the first delayed submission (under
+ * the scheduler's {@code mainLock}, once), that keeps the pending {@link DelayedTask}s in a
+ * 4-ary min-heap ordered by deadline, then submission order, and hands each one to the
+ * workers when it is due ({@link Scheduler#executeDelayed}). After JDK 25's
+ * {@code ForkJoinPool.DelayScheduler}: only the timer thread touches the heap; everyone else
+ * talks to it through the inbox.
+ *
+ * <h2>The inbox</h2>
+ * A lock-free MPSC queue (JCTools). Submitters offer new entries, workers offer a periodic
+ * entry back after its run (with its next deadline), and a successful {@code cancel} offers a
+ * {@link Removal} for its entry. The timer thread is the only consumer, but for one case below
+ * ("Late arrivals", under {@code mainLock} once the timer has finished). No global lock on the
+ * way in: an offer is a CAS on the queue's producer index, a sequence number another
+ * ({@link #sequencer}), and the counters are {@link LongAdder}s.
+ *
+ * <p>What the timer does with what it polls: a new entry goes into the heap, unless it is done
+ * already (cancelled before the timer saw it: dropped) or the shutdown policy drops it. A
+ * {@link Removal} takes its entry out of the heap if it is there ({@code heapIndex >= 0});
+ * otherwise the entry is out of the timer's hands (handed to the workers, or dropped) or on
+ * its way back into them, and then it is done, and dropped when it arrives. An entry is at
+ * most once in the timer's hands (the heap or the inbox as an add), since only the timer
+ * takes one out and only its runner gives it back.
+ *
+ * <h2>No lost wake-up</h2>
+ * The timer publishes what it sleeps towards in {@link #parkState} (AWAKE, PARKED_UNTIL with
+ * {@link #parkDeadline}, or PARKED_FOREVER with an empty heap), then checks the inbox and the
+ * run state again, and parks only if both are unchanged. A submitter offers its entry (a CAS),
+ * then reads {@code parkState}, and unparks the timer when the timer sleeps past the entry's
+ * deadline, after a CAS of {@code parkState} to AWAKE (so one submitter in a burst unparks it,
+ * not all). All of these accesses are volatile (sequentially consistent), so either the timer's
+ * check sees the offer and it does not park, or the submitter reads the state written before
+ * that check. If it then sees AWAKE the timer is between two cycles, and the next cycle's drain
+ * comes after the write of AWAKE, which comes after the submitter's read, which comes after its
+ * offer: the drain sees the entry. If it sees a park state and decides not to wake (its
+ * deadline is not earlier), the timer wakes by its deadline anyway and drains. A failed CAS
+ * means someone else set AWAKE: the same case. {@code shutdown} and {@code shutdownNow} store
+ * the run state and then wake the timer the same way ({@link #wakeUp}); the timer's check of
+ * the run state after its publication closes that window likewise. A spurious or extra unpark
+ * costs one turn of the loop.
+ *
+ * <h2>Shutdown: the rules, and why they hold</h2>
+ * As {@code ScheduledThreadPoolExecutor} with its defaults (docs/guarantees.md states them):
+ * <ol>
+ *   <li><b>After {@code shutdown()}</b> one-shot delayed tasks still run when due; periodic
+ *       ones stop (cancelled); with {@code cancelDelayedTasksOnShutdown} the one-shot ones are
+ *       cancelled too. The timer applies this policy to its heap when it sees SHUTDOWN, and to
+ *       every entry it polls afterwards; a periodic task running meanwhile is cancelled by
+ *       its runner instead of re-armed ({@link DelayedTask#run}), or by the policy when its
+ *       re-arm reaches the timer. {@code shutdown()} returns once the timer has applied the
+ *       policy ({@link #applied}).</li>
+ *   <li><b>The pool does not terminate while one-shot tasks are still due to run.</b> The
+ *       timer holds the pool ({@code Scheduler.delayHold}, set under {@code mainLock} when the
+ *       timer starts, while the pool is RUNNING): while it holds, no worker retires
+ *       ({@code Scheduler.tryRetire}), idle workers sleep instead of leaving (the Sleep
+ *       predicate), and nothing terminates the pool. So a due task handed over under SHUTDOWN
+ *       ({@link Scheduler#executeDelayed} accepts it then) finds a live worker, which runs
+ *       it. The timer lets go ({@link #tryFinish}) only with its heap empty and, under
+ *       {@code mainLock}, its inbox empty: then it can be given nothing it would run (below),
+ *       and it wakes the sleeping workers, which retire once the queues are empty, the last
+ *       one terminating the pool; if no worker is left it terminates the pool itself. Every
+ *       task it handed over is in a queue by then, where {@code tryRetire} (under the same
+ *       lock) sees it. So {@code awaitTermination} waits for the due one-shot tasks.</li>
+ *   <li><b>{@code shutdownNow()} runs no delayed task</b>: the timer hands nothing over once it
+ *       reads STOP (and {@code executeDelayed} refuses then); it cancels every entry in its
+ *       heap and every one it polls, then lets go. A task handed over before STOP is a queued
+ *       task: {@code shutdownNow}'s sweep returns it (its future), or a hand-off to a parked
+ *       worker counts as started, as for any task; one handed over as STOP lands is refused
+ *       ({@code settleLate}) and cancelled by the timer. {@code shutdownNow()} returns once the
+ *       timer has applied STOP, so every delayed task is returned or cancelled by then.</li>
+ *   <li><b>Late arrivals.</b> A submission checks the run state before it offers (rejected
+ *       after shutdown, as {@code ScheduledThreadPoolExecutor} does), and again after the offer
+ *       and a full fence; one that sees the pool leave RUNNING settles under {@code mainLock}
+ *       ({@link #settleLate}). If the timer has not finished, it will poll the entry (it lets
+ *       go only with the inbox empty, under the same lock, and the offer came first) and apply
+ *       the policy. If it has finished it polls no more: the settler, now the inbox's only
+ *       consumer (consumers follow each other under {@code mainLock}), drains it and cancels
+ *       every entry there, as {@code ScheduledThreadPoolExecutor.delayedExecute} cancels a
+ *       task it finds it cannot run. A periodic re-arm settles the same way.</li>
+ *   <li><b>The timer thread ends with the pool</b>: it lets go only after shutdown, then
+ *       returns; {@code awaitTermination} joins it as it joins the workers. A pool that never
+ *       scheduled anything never had one.</li>
+ * </ol>
+ */
+public final class DelayScheduler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DelayScheduler.class);
+
+    private static final int AWAKE = 0;
+    private static final int PARKED_UNTIL = 1;
+    private static final int PARKED_FOREVER = 2;
+
+    /** Inbox chunk: a burst of 1024 offers allocates one array. */
+    private static final int CHUNK = 1024;
+
+    /** Delays are clamped to this (~146 years), so deadlines compare by subtraction. */
+    static final long MAX_DELAY = Long.MAX_VALUE >> 1;
+
+    private static final VarHandle PARK_STATE;
+
+    static {
+        try {
+            PARK_STATE = MethodHandles.lookup().findVarHandle(DelayScheduler.class, "parkState", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final Scheduler pool;
+    private final boolean cancelOneShotOnShutdown;
+    private final MpscUnboundedVarHandleArrayQueue<Object> inbox = new MpscUnboundedVarHandleArrayQueue<>(CHUNK);
+    private final AtomicLong sequencer = new AtomicLong();
+    /** Entries with the timer: offered and not yet handed over, dropped or removed. */
+    final LongAdder pending = new LongAdder();
+    /** {@code executor.scheduled.once}: calls of the one-shot {@code schedule} methods. */
+    final LongAdder scheduledOnce = new LongAdder();
+    /** {@code executor.scheduled.repetitively}: calls of the two periodic ones. */
+    final LongAdder scheduledRepetitively = new LongAdder();
+    final Thread thread;
+
+    /** See "No lost wake-up". */
+    private volatile int parkState;
+    private volatile long parkDeadline;
+    /** The highest run state whose policy the timer has applied; written under mainLock. */
+    private volatile int applied = Scheduler.RUNNING;
+    /** Set under mainLock when the timer lets go of the pool; it polls no more. */
+    private volatile boolean finished;
+
+    // The timer thread's own.
+    private DelayedTask<?>[] heap = new DelayedTask<?>[16];
+    private int size;
+
+    /** A cancel's request to take its entry out of the heap. */
+    private static final class Removal {
+        final DelayedTask<?> task;
+
+        Removal(DelayedTask<?> task) {
+            this.task = task;
+        }
+    }
+
+    DelayScheduler(Scheduler pool, boolean cancelOneShotOnShutdown) {
+        this.pool = pool;
+        this.cancelOneShotOnShutdown = cancelOneShotOnShutdown;
+        Thread t = new Thread(null, this::run, pool.name() + "-timer", 0L, false);
+        t.setDaemon(true); // the workers keep the JVM alive while there is work; the timer never needs to
+        this.thread = t;
+    }
+
+    // ------------------------------------------------------------------ submitting
+
+    /** The deadline {@code delay} nanoseconds from now, the delay clamped to {@link #MAX_DELAY}. */
+    static long deadline(long delayNanos) {
+        return System.nanoTime() + Math.min(Math.max(delayNanos, 0L), MAX_DELAY);
+    }
+
+    /** A one-shot task running {@code callable} after {@code delay}, handed to the timer. */
+    public <V> DelayedTask<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
+        DelayedTask<V> t = new DelayedTask<>(this, callable, deadline(unit.toNanos(delay)), 0L,
+                sequencer.getAndIncrement());
+        scheduledOnce.increment();
+        submit(t);
+        return t;
+    }
+
+    /** A one-shot task running {@code runnable} after {@code delay}; not counted as scheduled when {@code !counted}. */
+    public DelayedTask<Void> schedule(Runnable runnable, long delay, TimeUnit unit, boolean counted) {
+        DelayedTask<Void> t = new DelayedTask<>(this, runnable, null, deadline(unit.toNanos(delay)), 0L,
+                sequencer.getAndIncrement());
+        if (counted) {
+            scheduledOnce.increment();
+        }
+        submit(t);
+        return t;
+    }
+
+    /**
+     * A periodic task: at a fixed rate if {@code fixedRate}, else with a fixed delay between
+     * the end of a run and the start of the next.
+     */
+    public DelayedTask<Void> schedulePeriodic(Runnable runnable, long initialDelay, long period,
+                                              TimeUnit unit, boolean fixedRate) {
+        long p = Math.min(unit.toNanos(period), MAX_DELAY);
+        DelayedTask<Void> t = new DelayedTask<>(this, runnable, null, deadline(unit.toNanos(initialDelay)),
+                fixedRate ? p : -p, sequencer.getAndIncrement());
+        scheduledRepetitively.increment();
+        submit(t);
+        return t;
+    }
+
+    private void submit(DelayedTask<?> t) {
+        if (pool.runState != Scheduler.RUNNING || finished) { // finished while running: it failed
+            throw pool.rejected();
+        }
+        handOver(t);
+    }
+
+    /** A periodic task's runner gives it back with its next deadline. */
+    void rearm(DelayedTask<?> t) {
+        handOver(t);
+    }
+
+    private void handOver(DelayedTask<?> t) {
+        pending.increment(); // before the offer: the timer's decrement never comes first
+        offerAndWake(t);
+        if (pool.runState != Scheduler.RUNNING) {
+            settleLate();
+        }
+    }
+
+    /**
+     * The submitter's half of "No lost wake-up": offers {@code t}, then unparks the timer if it
+     * sleeps past {@code t}'s deadline; true if this call unparked it.
+     */
+    private boolean offerAndWake(DelayedTask<?> t) {
+        inbox.offer(t);
+        VarHandle.fullFence(); // the offer before the reads below ("No lost wake-up", rule 4)
+        long time = t.time;
+        int s = parkState;
+        if (s == PARKED_FOREVER || s == PARKED_UNTIL && time - parkDeadline < 0) {
+            if (PARK_STATE.compareAndSet(this, s, AWAKE)) {
+                LockSupport.unpark(thread);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The timer's half of "No lost wake-up": publishes what it would sleep towards, then looks
+     * at the inbox and the run state again; true if it may park, false if it must go round
+     * (then it is AWAKE again).
+     */
+    private boolean prepareToPark(int rs) {
+        if (size == 0) {
+            parkState = PARKED_FOREVER;
+        } else {
+            parkDeadline = heap[0].time;
+            parkState = PARKED_UNTIL;
+        }
+        if (!inbox.isEmpty() || pool.runState != rs) {
+            parkState = AWAKE;
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * For the jcstress test of "No lost wake-up" ({@code TimerWakeUpTest}): a timer over
+     * {@code pool} whose thread is never started, and its two halves.
+     */
+    public static final class WakeUpProbe {
+        private final DelayScheduler timer;
+
+        public WakeUpProbe(Scheduler pool) {
+            this.timer = new DelayScheduler(pool, false);
+        }
+
+        /** The timer thread's half, with an empty heap: true if it would park. */
+        public boolean timerWouldPark() {
+            return timer.prepareToPark(Scheduler.RUNNING);
+        }
+
+        /** A submitter's half: true if it unparked the timer. */
+        public boolean submitterWakes() {
+            return timer.offerAndWake(new DelayedTask<Void>(timer, () -> { }, null, System.nanoTime(), 0L, 0L));
+        }
+    }
+
+    /** Unparks the timer whatever it sleeps towards (shutdown, a removal to make). */
+    void wakeUp() {
+        int s = parkState;
+        if (s != AWAKE && PARK_STATE.compareAndSet(this, s, AWAKE)) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /** {@code t} was cancelled: ask the timer to take it out of its heap. */
+    void cancelled(DelayedTask<?> t) {
+        if (Thread.currentThread() == thread || finished) {
+            return; // the timer cancels only what it holds in hand; a finished one holds nothing
+        }
+        inbox.offer(new Removal(t));
+        wakeUp();
+    }
+
+    /** Rule 4: a submission that saw the pool leave RUNNING after its offer. */
+    private void settleLate() {
+        pool.mainLock.lock();
+        try {
+            if (!finished) {
+                return; // the timer polls it yet, and applies the shutdown policy
+            }
+            for (Object o; (o = inbox.poll()) != null; ) {
+                if (o instanceof DelayedTask) {
+                    pending.decrement();
+                    ((DelayedTask<?>) o).cancel(false);
+                }
+            }
+        } finally {
+            pool.mainLock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ life cycle
+
+    /** Under mainLock, once: starts the thread. */
+    void start() {
+        thread.start();
+    }
+
+    /** Whether the timer has applied the policy of run state {@code rs}, or let go. */
+    boolean hasApplied(int rs) {
+        return applied >= rs || finished;
+    }
+
+    boolean isFinished() {
+        return finished;
+    }
+
+    /** Entries with the timer (see {@link #pending}); exact when nothing moves. */
+    long pending() {
+        return Math.max(0L, pending.sum());
+    }
+
+    // ------------------------------------------------------------------ the timer thread
+
+    private void run() {
+        try {
+            loop();
+        } catch (Throwable e) {
+            LOG.error("{}: the timer thread failed; delayed tasks are cancelled", pool.name(), e);
+            try {
+                cancelHeap();
+                drain(Scheduler.STOP);
+            } finally {
+                while (!tryFinish()) {
+                    drain(Scheduler.STOP);
+                }
+            }
+        }
+    }
+
+    private void loop() {
+        int done = Scheduler.RUNNING;
+        for (;;) {
+            int rs = pool.runState;
+            drain(rs);
+            if (rs > done) {
+                applyPolicy(rs);
+                done = rs;
+                acknowledge(rs);
+            }
+            if (rs < Scheduler.STOP) {
+                fireDue();
+            }
+            if (rs >= Scheduler.SHUTDOWN && size == 0) {
+                if (tryFinish()) {
+                    return;
+                }
+                continue;
+            }
+            if (!prepareToPark(rs)) {
+                continue;
+            }
+            if (size == 0) {
+                LockSupport.park(this);
+            } else {
+                long wait = heap[0].time - System.nanoTime();
+                if (wait > 0L) {
+                    LockSupport.parkNanos(this, wait);
+                }
+            }
+            parkState = AWAKE;
+        }
+    }
+
+    /** Takes in everything offered so far, applying the policy of run state {@code rs}. */
+    private void drain(int rs) {
+        for (Object o; (o = inbox.poll()) != null; ) {
+            if (o instanceof Removal) {
+                DelayedTask<?> t = ((Removal) o).task;
+                if (t.heapIndex >= 0) {
+                    removeAt(t.heapIndex);
+                    pending.decrement();
+                }
+            } else {
+                DelayedTask<?> t = (DelayedTask<?>) o;
+                if (t.isDone()) {
+                    pending.decrement();
+                } else if (drops(t, rs)) {
+                    pending.decrement();
+                    t.cancel(false);
+                } else {
+                    add(t);
+                }
+            }
+        }
+    }
+
+    /** Whether the shutdown policy of run state {@code rs} cancels {@code t}. */
+    private boolean drops(DelayedTask<?> t, int rs) {
+        return rs >= Scheduler.STOP
+                || rs >= Scheduler.SHUTDOWN && (t.period != 0 || cancelOneShotOnShutdown);
+    }
+
+    /** Cancels the heap's entries that the policy of {@code rs} drops, and rebuilds the heap. */
+    private void applyPolicy(int rs) {
+        if (rs >= Scheduler.STOP) {
+            cancelHeap();
+            return;
+        }
+        int kept = 0;
+        DelayedTask<?>[] h = heap;
+        for (int i = 0; i < size; i++) {
+            DelayedTask<?> t = h[i];
+            h[i] = null;
+            if (drops(t, rs) || t.isDone()) {
+                t.heapIndex = -1;
+                pending.decrement();
+                t.cancel(false);
+            } else {
+                h[kept++] = t;
+            }
+        }
+        size = kept;
+        for (int i = 0; i < kept; i++) {
+            h[i].heapIndex = i;
+        }
+        for (int i = (kept - 2) / 4; i >= 0 && kept > 1; i--) {
+            siftDown(i, h[i]);
+        }
+    }
+
+    private void cancelHeap() {
+        DelayedTask<?>[] h = heap;
+        for (int i = 0; i < size; i++) {
+            DelayedTask<?> t = h[i];
+            h[i] = null;
+            t.heapIndex = -1;
+            pending.decrement();
+            t.cancel(false);
+        }
+        size = 0;
+    }
+
+    private void acknowledge(int rs) {
+        pool.mainLock.lock();
+        try {
+            applied = rs;
+            pool.signalTermination();
+        } finally {
+            pool.mainLock.unlock();
+        }
+    }
+
+    /** Hands every due entry to the workers, earliest first. */
+    private void fireDue() {
+        long now = System.nanoTime();
+        while (size > 0) {
+            DelayedTask<?> t = heap[0];
+            if (t.time - now > 0L) {
+                return;
+            }
+            removeAt(0);
+            pending.decrement();
+            if (t.isDone()) {
+                continue;
+            }
+            try {
+                pool.executeDelayed(t);
+            } catch (Throwable e) {
+                if (!(e instanceof RejectedExecutionException)) {
+                    LOG.error("{}: could not hand {} to the workers; cancelled", pool.name(), t, e);
+                }
+                t.cancel(false); // refused after shutdownNow (rule 3), or failed: never runs
+            }
+        }
+    }
+
+    /**
+     * Rule 2: lets go of the pool if the inbox is empty, under mainLock; false if it is not
+     * (the caller drains it and tries again).
+     */
+    private boolean tryFinish() {
+        pool.mainLock.lock();
+        try {
+            if (!inbox.isEmpty()) {
+                return false;
+            }
+            finished = true;
+            pool.delaysFinished();
+        } finally {
+            pool.mainLock.unlock();
+            pool.fireTermination();
+        }
+        pool.sleep.wakeAll(); // sleeping workers look again, and retire
+        return true;
+    }
+
+    // ------------------------------------------------------------------ the 4-ary heap
+
+    private void add(DelayedTask<?> t) {
+        int i = size;
+        if (i == heap.length) {
+            heap = java.util.Arrays.copyOf(heap, i + (i >> 1));
+        }
+        size = i + 1;
+        siftUp(i, t);
+    }
+
+    private void removeAt(int i) {
+        DelayedTask<?>[] h = heap;
+        DelayedTask<?> gone = h[i];
+        gone.heapIndex = -1;
+        int last = --size;
+        DelayedTask<?> moved = h[last];
+        h[last] = null;
+        if (i != last) {
+            siftDown(i, moved);
+            if (h[i] == moved) {
+                siftUp(i, moved);
+            }
+        }
+        if (size == 0 && h.length > 1024) {
+            heap = new DelayedTask<?>[16]; // give back the memory of a burst
+        }
+    }
+
+    private void siftUp(int i, DelayedTask<?> t) {
+        DelayedTask<?>[] h = heap;
+        while (i > 0) {
+            int parent = (i - 1) >>> 2;
+            DelayedTask<?> p = h[parent];
+            if (!t.before(p)) {
+                break;
+            }
+            h[i] = p;
+            p.heapIndex = i;
+            i = parent;
+        }
+        h[i] = t;
+        t.heapIndex = i;
+    }
+
+    private void siftDown(int i, DelayedTask<?> t) {
+        DelayedTask<?>[] h = heap;
+        int n = size;
+        for (int child; (child = (i << 2) + 1) < n; ) {
+            DelayedTask<?> c = h[child];
+            int best = child;
+            for (int k = child + 1, end = Math.min(child + 4, n); k < end; k++) {
+                if (h[k].before(c)) {
+                    c = h[k];
+                    best = k;
+                }
+            }
+            if (!c.before(t)) {
+                break;
+            }
+            h[i] = c;
+            c.heapIndex = i;
+            i = best;
+        }
+        h[i] = t;
+        t.heapIndex = i;
+    }
+}

@@ -1,0 +1,144 @@
+package io.github.stealpool.internal;
+
+import java.util.concurrent.Callable;
+import java.util.concurrent.Delayed;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RunnableScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A delayed task and its future: {@code ScheduledThreadPoolExecutor}'s
+ * {@code ScheduledFutureTask}, kept by a {@link DelayScheduler}. A {@link FutureTask}, so
+ * running, cancelling and waiting are the JDK's: a cancelled or finished task drops its
+ * callable ({@code FutureTask.finishCompletion}), and a cancel also asks the timer to take the
+ * entry out of its heap, so nothing cancelled stays referenced.
+ *
+ * <p>Size, for the goal of ~100 bytes per pending task: {@code FutureTask}'s 32 bytes (header
+ * and five fields), then {@link #timer}, {@link #heapIndex}, {@link #time} and {@link #seq}:
+ * 56 bytes, 64 with {@link #period}; the callable adapter of a {@code Runnable} (24) and the
+ * heap's slot (4 to 8 with compressed oops) come on top: 92 to 96 bytes.
+ *
+ * <p>Fields and their owners: {@link #time} is written by the submitter before the entry is
+ * handed to the timer (the inbox's offer publishes it), and for a periodic task by the worker
+ * that ran it, before it hands the entry back the same way; other threads read it only in
+ * {@link #getDelay} and {@link #compareTo} (volatile, as in the JDK). {@link #heapIndex} is the
+ * timer thread's alone.
+ */
+public final class DelayedTask<V> extends FutureTask<V> implements RunnableScheduledFuture<V> {
+
+    /** The timer that keeps this entry. */
+    final DelayScheduler timer;
+    /** Submission order: ties between equal deadlines go to the earlier submission (FIFO). */
+    final long seq;
+    /**
+     * 0 for a one-shot task; positive: fixed rate, the period; negative: fixed delay, minus the
+     * delay (as in {@code ScheduledFutureTask}). In nanoseconds.
+     */
+    final long period;
+    /** The deadline, a {@link System#nanoTime()} value. */
+    volatile long time;
+    /**
+     * The timer thread's own: the entry's slot in the heap, or -1 while it is not in it
+     * (in the inbox, handed to the workers, or gone).
+     */
+    int heapIndex = -1;
+
+    DelayedTask(DelayScheduler timer, Callable<V> callable, long time, long period, long seq) {
+        super(callable);
+        this.timer = timer;
+        this.time = time;
+        this.period = period;
+        this.seq = seq;
+    }
+
+    DelayedTask(DelayScheduler timer, Runnable runnable, V result, long time, long period, long seq) {
+        super(runnable, result);
+        this.timer = timer;
+        this.time = time;
+        this.period = period;
+        this.seq = seq;
+    }
+
+    @Override
+    public long getDelay(TimeUnit unit) {
+        return unit.convert(time - System.nanoTime(), TimeUnit.NANOSECONDS);
+    }
+
+    /** As {@code ScheduledFutureTask.compareTo}: by deadline, then by submission order. */
+    @Override
+    public int compareTo(Delayed other) {
+        if (other == this) {
+            return 0;
+        }
+        if (other instanceof DelayedTask) {
+            DelayedTask<?> x = (DelayedTask<?>) other;
+            long diff = time - x.time;
+            if (diff < 0) {
+                return -1;
+            } else if (diff > 0) {
+                return 1;
+            }
+            return seq < x.seq ? -1 : 1;
+        }
+        long diff = getDelay(TimeUnit.NANOSECONDS) - other.getDelay(TimeUnit.NANOSECONDS);
+        return diff < 0 ? -1 : diff > 0 ? 1 : 0;
+    }
+
+    /** Heap order, for the timer thread: the fields it compares it reads once each. */
+    boolean before(DelayedTask<?> x) {
+        long diff = time - x.time;
+        return diff < 0 || diff == 0 && seq < x.seq;
+    }
+
+    @Override
+    public boolean isPeriodic() {
+        return period != 0;
+    }
+
+    /**
+     * Runs the task on a worker. A one-shot task runs as a {@code FutureTask}; a periodic one
+     * stops at shutdown (cancelled, as {@code ScheduledThreadPoolExecutor} does by default),
+     * and otherwise runs without completing, then goes back to the timer with its next
+     * deadline: from the previous one at a fixed rate, from now with a fixed delay. One that
+     * throws completes with the failure and is not rescheduled.
+     */
+    @Override
+    public void run() {
+        if (period == 0) {
+            super.run();
+        } else if (timer.pool.runState != Scheduler.RUNNING) {
+            cancel(false);
+        } else if (runAndReset()) {
+            time = period > 0 ? time + period : DelayScheduler.deadline(-period);
+            timer.rearm(this);
+        }
+    }
+
+    /**
+     * Counts the failure on a worker, as {@link PoolFutureTask#setException} does, unless the
+     * task was cancelled first.
+     */
+    @Override
+    protected void setException(Throwable t) {
+        try {
+            if (!isCancelled()) {
+                Worker.taskFailed();
+            }
+        } finally {
+            super.setException(t);
+        }
+    }
+
+    /**
+     * As {@link FutureTask#cancel}; a successful cancel also asks the timer to remove the
+     * entry from its heap (if it is there), so that it is not kept until its deadline.
+     */
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+        boolean cancelled = super.cancel(mayInterruptIfRunning);
+        if (cancelled) {
+            timer.cancelled(this);
+        }
+        return cancelled;
+    }
+}
