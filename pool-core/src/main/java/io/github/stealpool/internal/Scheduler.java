@@ -105,7 +105,7 @@ public final class Scheduler {
      * The timer of the delayed tasks, started by the first one ({@link #delays()}); null until
      * then. See {@link DelayScheduler}, which holds its shutdown rules and their proof.
      */
-    private volatile DelayScheduler delays;
+    volatile DelayScheduler delays; // read by StatisticsAssembly
     /**
      * True from the timer's start (under mainLock, while RUNNING) until it lets go after
      * shutdown: while it holds, no worker retires, idle workers sleep instead of leaving, and
@@ -374,7 +374,7 @@ public final class Scheduler {
             return;
         }
         SubmissionBound b = bound; // null unless bounded: the unbounded path's only extra branch
-        if (b != null && !b.tryAcquire() && !atBound(b, task)) {
+        if (b != null && !b.tryAcquire() && !b.atBound(this, task)) {
             return; // the caller ran it
         }
         try {
@@ -394,63 +394,9 @@ public final class Scheduler {
         sleep.notifyNewJob();
     }
 
-    /**
-     * An outside submitter found {@code b}'s bound reached: applies its policy. Returns true with
-     * a permit taken (the caller offers the task), false if the caller ran the task, or throws
-     * RejectedExecutionException (counted). Off the unbounded path.
-     */
-    private boolean atBound(SubmissionBound b, Runnable task) {
-        int policy = b.policy;
-        if (policy == SubmissionBound.CALLER_RUNS && !ForkedJob.isForkJoinPiece(task)) {
-            if (runState != RUNNING) {
-                throw rejected(); // not run after shutdown (CallerRunsPolicy drops it silently)
-            }
-            b.callerRuns.increment();
-            task.run(); // a failure goes to the caller, as with CallerRunsPolicy
-            return false;
-        }
-        if (policy == SubmissionBound.ABORT) {
-            statistics.rejectedSubmissions.increment();
-            throw new RejectedExecutionException(name + ": " + b.max + " outside submissions "
-                    + "already queued (maxQueuedSubmissions); task rejected");
-        }
-        // BLOCK, or a Task under CALLER_RUNS: it forks and joins, so it must run on a worker.
-        b.blocked.increment();
-        try {
-            b.acquire();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // kept for the caller
-            statistics.rejectedSubmissions.increment();
-            RejectedExecutionException r = new RejectedExecutionException(name + ": interrupted "
-                    + "while waiting for room below " + b.max + " queued outside submissions "
-                    + "(maxQueuedSubmissions); task rejected");
-            r.initCause(e);
-            throw r;
-        }
-        if (runState != RUNNING) { // shut down while this submitter waited
-            b.release();
-            throw rejected();
-        }
-        return true;
-    }
 
-    /** Room left below the bound on queued outside submissions; Long.MAX_VALUE if unbounded. */
-    long queueRemaining() {
-        SubmissionBound b = bound;
-        return b == null ? Long.MAX_VALUE : b.remaining();
-    }
 
-    /** Outside submissions their caller ran at the bound (CALLER_RUNS). */
-    long callerRunSubmissions() {
-        SubmissionBound b = bound;
-        return b == null ? 0L : b.callerRuns.sum();
-    }
 
-    /** Outside submissions that waited for room at the bound. */
-    long blockedSubmissions() {
-        SubmissionBound b = bound;
-        return b == null ? 0L : b.blocked.sum();
-    }
 
     /**
      * The timer hands a due delayed task to the workers: as a submission from outside, but
@@ -543,23 +489,8 @@ public final class Scheduler {
         Failures.reportUncaught(LOG, name, failureHandler, task, failure);
     }
 
-    /** Calls of the one-shot {@code schedule} methods. */
-    public long scheduledOnce() {
-        DelayScheduler d = delays;
-        return d == null ? 0L : d.scheduledOnce.sum();
-    }
 
-    /** Calls of the periodic {@code schedule} methods. */
-    public long scheduledRepetitively() {
-        DelayScheduler d = delays;
-        return d == null ? 0L : d.scheduledRepetitively.sum();
-    }
 
-    /** Delayed tasks waiting for their deadline (timeout entries included). */
-    public long delayedTasksPending() {
-        DelayScheduler d = delays;
-        return d == null ? 0L : d.pending();
-    }
 
     /**
      * A submitter saw the pool leave RUNNING after publishing {@code task}: accepts it, or

@@ -112,11 +112,15 @@ final class StatisticsAssembly {
         }
         active = Math.min(active, size);
         running = Math.min(running, active); // each flag read apart: a worker may change between
+        SubmissionBound b = s.bound; // null unless bounded
+        DelayScheduler d = s.delays; // null until the first schedule
         return new PoolStats(completed, failed, external, fromWorkers, rejectedSubmissions.sum(),
                 steals, attempts, idle[0], idle[1], idle[2], s.queuedTasks(),
                 active, Math.min(running, size), parked, size, s.parallelism,
                 Math.min(s.spares.blockedWorkers(), size), s.spares.compensations(),
-                s.callerRunSubmissions(), s.blockedSubmissions(), s.queueRemaining(),
-                s.scheduledOnce(), s.scheduledRepetitively(), s.delayedTasksPending());
+                b == null ? 0L : b.callerRuns.sum(), b == null ? 0L : b.blocked.sum(),
+                b == null ? Long.MAX_VALUE : b.remaining(),
+                d == null ? 0L : d.scheduledOnce.sum(), d == null ? 0L : d.scheduledRepetitively.sum(),
+                d == null ? 0L : d.pending());
     }
 }

@@ -1,5 +1,6 @@
 package io.github.stealpool.internal;
 
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -87,5 +88,45 @@ final class SubmissionBound extends Semaphore {
     /** Room left before the bound, never negative (a forced re-offer may overdraw it). */
     int remaining() {
         return Math.max(0, availablePermits());
+    }
+
+    /**
+     * An outside submitter of scheduler {@code s} found the bound reached: applies the policy.
+     * Returns true with a permit taken (the caller offers the task), false if the caller ran
+     * the task, or throws RejectedExecutionException (counted). Off the unbounded path.
+     */
+    boolean atBound(Scheduler s, Runnable task) {
+        SubmissionBound b = this;
+        if (policy == CALLER_RUNS && !ForkedJob.isForkJoinPiece(task)) {
+            if (s.runState != Scheduler.RUNNING) {
+                throw s.rejected(); // not run after shutdown (CallerRunsPolicy drops it silently)
+            }
+            b.callerRuns.increment();
+            task.run(); // a failure goes to the caller, as with CallerRunsPolicy
+            return false;
+        }
+        if (policy == ABORT) {
+            s.statistics.rejectedSubmissions.increment();
+            throw new RejectedExecutionException(s.name() + ": " + b.max + " outside submissions "
+                    + "already queued (maxQueuedSubmissions); task rejected");
+        }
+        // BLOCK, or a Task under CALLER_RUNS: it forks and joins, so it must run on a worker.
+        b.blocked.increment();
+        try {
+            b.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // kept for the caller
+            s.statistics.rejectedSubmissions.increment();
+            RejectedExecutionException r = new RejectedExecutionException(s.name() + ": interrupted "
+                    + "while waiting for room below " + b.max + " queued outside submissions "
+                    + "(maxQueuedSubmissions); task rejected");
+            r.initCause(e);
+            throw r;
+        }
+        if (s.runState != Scheduler.RUNNING) { // shut down while this submitter waited
+            b.release();
+            throw s.rejected();
+        }
+        return true;
     }
 }

@@ -41,14 +41,14 @@ class SubmissionBoundTest {
         s.injection.offer(others);
         assertTrue(s.bound.tryAcquire());
         s.injection.offer(mine);
-        assertEquals(2, s.queueRemaining());
+        assertEquals(2, s.bound.remaining());
 
         assertThrows(RejectedExecutionException.class, () -> s.settleLate(mine, true));
         assertEquals(1, s.queuedTasks(), "the other submitter's task is back");
-        assertEquals(3, s.queueRemaining(), "and holds its permit again");
+        assertEquals(3, s.bound.remaining(), "and holds its permit again");
         assertThrows(RejectedExecutionException.class, () -> s.settleLate(others, true));
         assertEquals(0, s.queuedTasks());
-        assertEquals(4, s.queueRemaining());
+        assertEquals(4, s.bound.remaining());
         assertEquals(4, s.bound.availablePermits(), "no permit given back twice");
     }
 
@@ -63,7 +63,7 @@ class SubmissionBoundTest {
             s.injection.offer(t);
             tasks.add(t);
         }
-        assertEquals(3, s.queueRemaining());
+        assertEquals(3, s.bound.remaining());
         s.start();
         List<Runnable> never = s.shutdownNow();
         assertTrue(s.awaitTermination(HANG, TimeUnit.SECONDS));
@@ -76,6 +76,6 @@ class SubmissionBoundTest {
     void anUnboundedSchedulerHasNoBound() {
         Scheduler s = new Scheduler(SchedulerConfig.basic(1, "free", 8, 0));
         assertEquals(null, s.bound);
-        assertEquals(Long.MAX_VALUE, s.queueRemaining());
+        assertEquals(Long.MAX_VALUE, s.bound.remaining());
     }
 }
