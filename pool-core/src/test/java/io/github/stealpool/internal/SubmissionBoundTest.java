@@ -76,6 +76,6 @@ class SubmissionBoundTest {
     void anUnboundedSchedulerHasNoBound() {
         Scheduler s = new Scheduler(SchedulerConfig.basic(1, "free", 8, 0));
         assertEquals(null, s.bound);
-        assertEquals(Long.MAX_VALUE, s.stats().queueRemaining());
+        assertEquals(Long.MAX_VALUE, s.statistics().queueRemaining());
     }
 }
