@@ -475,7 +475,9 @@ class BoundedSubmissionTest {
      * outside tasks accepted and not yet started never exceed the documented slack (the bound
      * plus 63 per worker, plus what the measurement itself blurs: one per submitter between its
      * count and its call, one per worker between starting a task and counting it), and all the
-     * room is back at the end.
+     * room is back at the end. Each start reads {@code attempted} before it counts itself, so the
+     * figure is never above the true one at the moment of that read, however long the thread is
+     * held up between the two.
      */
     @ParameterizedTest
     @EnumSource(SaturationPolicy.class)
@@ -499,8 +501,14 @@ class BoundedSubmissionTest {
                     for (int i = 0; i < perSubmitter; i++) {
                         int id = base + i;
                         Runnable task = () -> {
+                            // attempted first, then the start: a - s is then at most the
+                            // count at the moment of the read, and a delay between the two
+                            // only lowers it. The other order (start, then attempted) adds
+                            // every task accepted while this thread was held up between the
+                            // two: preempted there on a busy machine, it read 700 to 5,000.
+                            long a = attempted.get();
                             long s = started.incrementAndGet();
-                            worst.accumulateAndGet(attempted.get() - s, Math::max);
+                            worst.accumulateAndGet(a - s, Math::max);
                             runs.incrementAndGet(id);
                             if (id % 16 == 0) { // an inside submission: never refused
                                 int child = insideIds.getAndIncrement();
