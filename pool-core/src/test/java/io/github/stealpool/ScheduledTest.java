@@ -47,10 +47,17 @@ class ScheduledTest {
     }
 
     private static boolean timerAlive(WorkStealingPool pool) {
+        Thread t = timerThread(pool);
+        return t != null && t.isAlive();
+    }
+
+    /** The pool's timer thread, {@code <prefix>-timer}, or null. */
+    private static Thread timerThread(WorkStealingPool pool) {
         String name = pool.toString(); // WorkStealingPool[<name>, ...
         String prefix = name.substring(name.indexOf('[') + 1, name.indexOf(','));
         return Thread.getAllStackTraces().keySet().stream()
-                .anyMatch(t -> t.getName().equals(prefix + "-timer") && t.isAlive());
+                .filter(t -> t.getName().equals(prefix + "-timer") && t.isAlive())
+                .findFirst().orElse(null);
     }
 
     // ------------------------------------------------------------------ ScheduledThreadPoolExecutor's semantics
@@ -334,6 +341,33 @@ class ScheduledTest {
         assertFalse(timerAlive(other));
     }
 
+    /**
+     * An interrupt of the timer thread is cleared: the timer parks again (it once spun, park
+     * returning at once forever) and still fires what is scheduled later.
+     */
+    @Test
+    void anInterruptOfTheTimerThreadIsIgnored() throws Exception {
+        WorkStealingPool pool = pool(1);
+        try {
+            assertEquals(1, pool.schedule(() -> 1, 1, TimeUnit.MILLISECONDS).get(HANG, TimeUnit.SECONDS));
+            Thread timer = timerThread(pool);
+            assertTrue(timer != null, "setup: the timer thread");
+            await().atMost(HANG, TimeUnit.SECONDS).until(() -> timer.getState() == Thread.State.WAITING);
+            timer.interrupt();
+            await().atMost(HANG, TimeUnit.SECONDS).until(() -> !timer.isInterrupted()
+                    && timer.getState() == Thread.State.WAITING);
+            assertEquals(2, pool.schedule(() -> 2, 1, TimeUnit.MILLISECONDS).get(HANG, TimeUnit.SECONDS));
+            ScheduledFuture<?> later = pool.schedule(() -> { }, 1, TimeUnit.HOURS);
+            timer.interrupt();
+            await().atMost(HANG, TimeUnit.SECONDS).until(() -> !timer.isInterrupted()
+                    && timer.getState() == Thread.State.TIMED_WAITING);
+            assertTrue(later.cancel(false));
+            assertEquals(3, pool.schedule(() -> 3, 1, TimeUnit.MILLISECONDS).get(HANG, TimeUnit.SECONDS));
+        } finally {
+            terminate(pool);
+        }
+    }
+
     @Test
     void countersAndToString() throws Exception {
         WorkStealingPool pool = pool(1);
@@ -512,6 +546,108 @@ class ScheduledTest {
                 assertFalse(pool.submit(() -> Thread.currentThread().isInterrupted()).get(HANG, TimeUnit.SECONDS));
             }
         } finally {
+            terminate(pool);
+        }
+    }
+
+    /**
+     * The timeout without an action runs on the timer thread: with the only worker busy running
+     * the timed task itself, the task is still cancelled and interrupted in time (it once ran on
+     * a worker, and so only after the task).
+     */
+    @Test
+    void withoutAnActionTheTimeLimitHoldsWhileEveryWorkerIsBusy() throws Exception {
+        WorkStealingPool pool = pool(1);
+        CountDownLatch never = new CountDownLatch(1);
+        try {
+            CountDownLatch interrupted = new CountDownLatch(1);
+            Task<String> t = pool.submitWithTimeout(() -> {
+                try {
+                    never.await(HANG * 2, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    interrupted.countDown();
+                    throw e;
+                }
+                return "late";
+            }, 100, TimeUnit.MILLISECONDS, null);
+            assertThrows(CancellationException.class, () -> t.get(HANG, TimeUnit.SECONDS));
+            assertTrue(interrupted.await(HANG, TimeUnit.SECONDS), "the runner was interrupted");
+            assertFalse(pool.submit(() -> Thread.currentThread().isInterrupted()).get(HANG, TimeUnit.SECONDS),
+                    "the worker's next task does not inherit the interrupt");
+        } finally {
+            never.countDown();
+            terminate(pool);
+        }
+    }
+
+    /**
+     * A timed task completed before it ran (cancelled before shutdown, completed after it) does
+     * not keep its timer entry, which would hold the shut-down pool until the timeout.
+     */
+    @Test
+    void aTimedTaskDoneBeforeItRanDoesNotHoldTermination() throws Exception {
+        WorkStealingPool pool = pool(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            pool.execute(() -> {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            Task<Integer> cancelled = pool.submitWithTimeout(() -> 1, 1, TimeUnit.HOURS, null);
+            Task<Integer> completed = pool.submitWithTimeout(() -> 2, 1, TimeUnit.HOURS, t -> t.complete(-1));
+            assertTrue(cancelled.cancel(false));
+            pool.shutdown();
+            assertTrue(completed.complete(3));
+            release.countDown();
+            assertTrue(pool.awaitTermination(HANG, TimeUnit.SECONDS), "no timer entry holds the pool");
+            assertEquals(3, completed.get());
+            assertTrue(cancelled.isCancelled());
+            assertEquals(0, pool.stats().delayedTasksPending());
+        } finally {
+            release.countDown();
+            terminate(pool);
+        }
+    }
+
+    /**
+     * The timeout's interrupt is cleared as the timed call ends, but not one from
+     * {@code shutdownNow} that came meanwhile: the task the call ran nested in (its joiner, on
+     * the same worker) still sees it.
+     */
+    @Test
+    void shutdownNowsInterruptSurvivesTheTimeoutsClearing() throws Exception {
+        WorkStealingPool pool = pool(1);
+        CountDownLatch timedOut = new CountDownLatch(1);
+        CountDownLatch stopped = new CountDownLatch(1);
+        try {
+            Future<Boolean> outer = pool.submit(() -> {
+                Task<String> t = pool.submitWithTimeout(() -> {
+                    try {
+                        Thread.sleep(TimeUnit.SECONDS.toMillis(HANG * 2));
+                    } catch (InterruptedException e) {
+                        timedOut.countDown();
+                        while (stopped.getCount() > 0) { // not interruptible: shutdownNow's stays set
+                            Thread.onSpinWait();
+                        }
+                    }
+                    return "late";
+                }, 50, TimeUnit.MILLISECONDS, null);
+                try {
+                    t.join(); // on the only worker: runs t right here, on top of this task
+                } catch (CancellationException expected) {
+                    // timed out
+                }
+                return Thread.currentThread().isInterrupted();
+            });
+            assertTrue(timedOut.await(HANG, TimeUnit.SECONDS));
+            pool.shutdownNow();
+            stopped.countDown();
+            assertTrue(outer.get(HANG, TimeUnit.SECONDS), "shutdownNow's interrupt was kept");
+        } finally {
+            stopped.countDown();
             terminate(pool);
         }
     }
