@@ -234,6 +234,14 @@ public abstract class Task<T> implements RunnableFuture<T> {
      */
     protected abstract T compute();
 
+    /**
+     * Called by {@link #run()} when it finds the task complete already (cancelled or completed
+     * before its run): the queued entry is spent. Off the hot path; package-private, so only
+     * this package's tasks override it ({@link TimeLimitedTask} drops its timer entry there).
+     */
+    void completedBeforeRun() {
+    }
+
     /** Runs {@link #compute()} unless the task is already complete, and records the outcome. */
     @Override
     public final void run() {
@@ -243,6 +251,7 @@ public abstract class Task<T> implements RunnableFuture<T> {
                 // for a reinitialize in another thread (off the hot path: such tasks are rare).
                 soClaimed(RAN);
             }
+            completedBeforeRun();
             return;
         }
         claimed = RAN; // plainly: the outcome's CAS publishes it to whoever sees the task done

@@ -1,6 +1,7 @@
 package io.github.stealpool;
 
 import io.github.stealpool.internal.Failures;
+import io.github.stealpool.internal.Scheduler;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.Callable;
@@ -10,14 +11,27 @@ import java.util.function.Consumer;
 /**
  * What {@link WorkStealingPool#submitWithTimeout} returns: a task calling a {@link Callable},
  * with a timer entry ({@link #timeout}) that calls {@link #timedOut} when the time is up, and
- * that the task removes as it completes by running.
+ * that the task removes as its call ends, or as its queued entry comes out if it was completed
+ * before it ran ({@link #completedBeforeRun}): so the entry of a done task never holds the
+ * pool's termination longer than its queued entry does. Without an action the entry runs on the
+ * timer thread (a cancel and an interrupt); with one, on a worker.
  *
  * <p>Interrupting on timeout without hitting another task: {@link #runner} is null before the
  * call, the running thread during it, {@link #FINISHED} after. The call's end CASes it from its
  * thread to FINISHED; a timeout that cancels CASes it from that thread to {@link #INTERRUPTING}
  * and only then interrupts. So the interrupt lands only while the call runs: if the end's CAS
  * fails, the timeout is interrupting, and the end waits for it to finish ({@link #settled}),
- * then clears the interrupt, which was this task's, before its worker runs anything else.
+ * then clears the interrupt, which was this task's, before its worker runs anything else. The
+ * call re-checks {@link #isDone()} after publishing its thread: a timeout that cancelled before
+ * it read the runner (and so interrupted nothing) is then seen, and the call never starts. If
+ * the scheduler is stopping when the interrupt is cleared, it is set again: {@code shutdownNow}'s
+ * interrupt may have come in the same window, and must not be swallowed.
+ *
+ * <p>The limit: the interrupt is aimed at the thread, not at the call. If the call joins
+ * another task, its worker may run unrelated tasks on top of it while it waits; an interrupt
+ * landing then hits whichever of them runs, and the call's end clears it afterwards (unless
+ * stopping). {@link Task#cancel} never interrupts for this reason; here the caller asked for
+ * it, and {@link WorkStealingPool#submitWithTimeout} says so.
  */
 final class TimeLimitedTask<T> extends Task<T> {
 
@@ -35,6 +49,7 @@ final class TimeLimitedTask<T> extends Task<T> {
 
     private final Callable<? extends T> callable;
     private final Consumer<? super Task<T>> timeoutAction; // null: cancel with interrupt
+    private final Scheduler scheduler;
     /** The timer entry; set before the task is submitted, which publishes it. */
     Future<?> timeout;
     @SuppressWarnings("unused") // through RUNNER
@@ -42,9 +57,10 @@ final class TimeLimitedTask<T> extends Task<T> {
     /** Set by the timeout once its interrupt is delivered. */
     private volatile boolean settled;
 
-    TimeLimitedTask(Callable<? extends T> callable, Consumer<? super Task<T>> timeoutAction) {
+    TimeLimitedTask(Callable<? extends T> callable, Consumer<? super Task<T>> timeoutAction, Scheduler scheduler) {
         this.callable = callable;
         this.timeoutAction = timeoutAction;
+        this.scheduler = scheduler;
     }
 
     @Override
@@ -52,6 +68,9 @@ final class TimeLimitedTask<T> extends Task<T> {
         Thread self = Thread.currentThread();
         RUNNER.setVolatile(this, self);
         try {
+            if (isDone()) {
+                return null; // timed out (or completed) before the runner was published: dropped anyway
+            }
             return callable.call();
         } catch (Exception e) {
             throw Failures.throwAsIs(e);
@@ -61,12 +80,24 @@ final class TimeLimitedTask<T> extends Task<T> {
                     Thread.onSpinWait(); // the few steps of the timeout's interrupt
                 }
                 Thread.interrupted(); // that interrupt was this task's
+                if (scheduler.isStopping()) {
+                    self.interrupt(); // shutdownNow's may have come meanwhile: not to be swallowed
+                }
             }
             timeout.cancel(false); // done in time or not: the timer entry goes
         }
     }
 
-    /** The timer's entry ran: the task is out of time. */
+    /** Completed before it ran (cancelled, completed, or out of time): the timer entry goes. */
+    @Override
+    void completedBeforeRun() {
+        timeout.cancel(false);
+    }
+
+    /**
+     * The timer's entry ran: the task is out of time. Without an action, on the timer thread:
+     * a cancel and an interrupt, no user code.
+     */
     void timedOut() {
         if (isDone()) {
             return;

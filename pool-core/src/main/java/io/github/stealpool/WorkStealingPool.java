@@ -1200,21 +1200,37 @@ public final class WorkStealingPool extends AbstractExecutorService
 
     /**
      * Submits {@code task} with a time limit: if it has not completed when {@code timeout} has
-     * passed since this call, {@code timeoutAction} is called with it, on a worker. The action
-     * may, for example, {@link Task#complete complete} it with a fallback (whoever waits then
-     * gets the fallback; the call runs on, and its result is dropped), or
-     * {@link Task#completeExceptionally complete it exceptionally}. With a null action the task
-     * is cancelled and, if it is running, its thread interrupted. The time limit costs one
-     * timer entry, removed when the task completes by running; a task completed otherwise
-     * ({@code complete}, {@code cancel}) keeps it until the timeout, which then does nothing.
-     * What the action throws goes where a failure of a task given to {@link #execute} goes.
+     * passed since this call, {@code timeoutAction} is called with it. The action may, for
+     * example, {@link Task#complete complete} it with a fallback (whoever waits then gets the
+     * fallback; the call runs on, and its result is dropped), or
+     * {@link Task#completeExceptionally complete it exceptionally}. What the action throws goes
+     * where a failure of a task given to {@link #execute} goes.
+     *
+     * <p>With a null action the task is cancelled and, if it is running, its thread
+     * interrupted; this runs on the pool's timer thread itself (a few steps, no user code), so
+     * the limit holds even while every worker is busy, this task's included. A non-null action
+     * is user code and runs on a worker, like a task given to {@link #schedule}: it needs a free
+     * worker, and while all of them are busy (with parallelism 1: running this very task) it
+     * runs only once one is free, possibly after the task has completed, and then it is not
+     * called.
+     *
+     * <p>The interrupt is aimed at the thread running the call, between its start and its end.
+     * If the call joins another task, its worker may run unrelated tasks on top of it while it
+     * waits (work stealing: see {@link Task}); an interrupt that lands then hits the one that
+     * runs, not the call. That is why {@link Task#cancel} never interrupts; here the caller
+     * asked for it. The call's end clears this interrupt, so the worker's next task does not
+     * inherit it (unless the pool is stopping: {@code shutdownNow}'s interrupt is kept).
+     *
+     * <p>The time limit costs one timer entry, removed when the call ends; a task completed
+     * before it ran ({@code complete}, {@code cancel}, the timeout) drops it when a worker takes
+     * its queued entry, so a done task's entry never holds up the pool's termination.
      *
      * @param <T>           the result type
      * @param task          the work
      * @param timeout       the time limit, from now; zero or negative: already out
      * @param unit          the unit of {@code timeout}
-     * @param timeoutAction called with the task if it is not done in time, or null to cancel
-     *                      it with an interrupt
+     * @param timeoutAction called with the task on a worker if it is not done in time, or null
+     *                      to cancel it with an interrupt, from the timer thread
      * @return the task, submitted: its own future
      * @throws NullPointerException       if {@code task} or {@code unit} is null
      * @throws RejectedExecutionException if the pool is shut down
@@ -1223,15 +1239,19 @@ public final class WorkStealingPool extends AbstractExecutorService
                                          Consumer<? super Task<T>> timeoutAction) {
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(unit, "unit");
-        TimeLimitedTask<T> t = new TimeLimitedTask<>(task, timeoutAction);
+        TimeLimitedTask<T> t = new TimeLimitedTask<>(task, timeoutAction, scheduler);
         DelayScheduler d = scheduler.delays();
-        t.timeout = d.schedule(() -> {
-            try {
-                t.timedOut();
-            } catch (Throwable e) {
-                scheduler.reportFailure(t, e);
-            }
-        }, timeout, unit, false);
+        if (timeoutAction == null) {
+            t.timeout = d.scheduleOnTimer(t::timedOut, timeout, unit); // no user code: on the timer
+        } else {
+            t.timeout = d.schedule(() -> {
+                try {
+                    t.timedOut();
+                } catch (Throwable e) {
+                    scheduler.reportFailure(t, e);
+                }
+            }, timeout, unit, false);
+        }
         try {
             executeTask(t);
         } catch (RuntimeException | Error e) {

@@ -4,7 +4,6 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -47,10 +46,17 @@ class ScheduledTest {
     }
 
     private static boolean timerAlive(WorkStealingPool pool) {
+        Thread t = timerThread(pool);
+        return t != null && t.isAlive();
+    }
+
+    /** The pool's timer thread, {@code <prefix>-timer}, or null. */
+    private static Thread timerThread(WorkStealingPool pool) {
         String name = pool.toString(); // WorkStealingPool[<name>, ...
         String prefix = name.substring(name.indexOf('[') + 1, name.indexOf(','));
         return Thread.getAllStackTraces().keySet().stream()
-                .anyMatch(t -> t.getName().equals(prefix + "-timer") && t.isAlive());
+                .filter(t -> t.getName().equals(prefix + "-timer") && t.isAlive())
+                .findFirst().orElse(null);
     }
 
     // ------------------------------------------------------------------ ScheduledThreadPoolExecutor's semantics
@@ -64,7 +70,10 @@ class ScheduledTest {
             CountDownLatch done = new CountDownLatch(n);
             List<Future<?>> futures = new ArrayList<>();
             for (int i = 0; i < n; i++) {
-                long delay = ThreadLocalRandom.current().nextLong(0, 20_000_000L);
+                long asked = ThreadLocalRandom.current().nextLong(0, 20_000_000L);
+                // Odd rounds schedule in microseconds: the delay the pool is given is the
+                // truncated one, and that is what the task must not run before.
+                long delay = i % 2 == 0 ? asked : TimeUnit.MICROSECONDS.toNanos(asked / 1000);
                 long t0 = System.nanoTime();
                 Runnable r = () -> {
                     long late = System.nanoTime() - t0 - delay;
@@ -76,7 +85,7 @@ class ScheduledTest {
                     done.countDown();
                 };
                 futures.add(i % 2 == 0 ? pool.schedule(r, delay, TimeUnit.NANOSECONDS)
-                        : pool.schedule(() -> { r.run(); return 1; }, delay / 1000, TimeUnit.MICROSECONDS));
+                        : pool.schedule(() -> { r.run(); return 1; }, asked / 1000, TimeUnit.MICROSECONDS));
             }
             assertTrue(done.await(HANG, TimeUnit.SECONDS));
             assertEquals(0, early[0], "tasks that ran before their delay");
@@ -209,12 +218,17 @@ class ScheduledTest {
             assertTrue(f.cancel(false));
             assertTrue(g.cancel(true));
             assertFalse(f.cancel(false), "a second cancel");
+            assertTrue(f.isCancelled() && f.isDone());
             await().atMost(HANG, TimeUnit.SECONDS).until(() -> pool.stats().delayedTasksPending() == 0);
+            // The entries themselves: once the test drops them, nothing in the pool keeps them.
+            WeakReference<ScheduledFuture<?>> fref = new WeakReference<>(f);
+            WeakReference<ScheduledFuture<?>> gref = new WeakReference<>(g);
+            f = null;
+            g = null;
             await().atMost(HANG, TimeUnit.SECONDS).until(() -> {
                 System.gc();
-                return ref.get() == null && cref.get() == null;
+                return ref.get() == null && cref.get() == null && fref.get() == null && gref.get() == null;
             });
-            assertTrue(f.isCancelled() && f.isDone());
         } finally {
             terminate(pool);
         }
@@ -334,6 +348,33 @@ class ScheduledTest {
         assertFalse(timerAlive(other));
     }
 
+    /**
+     * An interrupt of the timer thread is cleared: the timer parks again (it once spun, park
+     * returning at once forever) and still fires what is scheduled later.
+     */
+    @Test
+    void anInterruptOfTheTimerThreadIsIgnored() throws Exception {
+        WorkStealingPool pool = pool(1);
+        try {
+            assertEquals(1, pool.schedule(() -> 1, 1, TimeUnit.MILLISECONDS).get(HANG, TimeUnit.SECONDS));
+            Thread timer = timerThread(pool);
+            assertTrue(timer != null, "setup: the timer thread");
+            await().atMost(HANG, TimeUnit.SECONDS).until(() -> timer.getState() == Thread.State.WAITING);
+            timer.interrupt();
+            await().atMost(HANG, TimeUnit.SECONDS).until(() -> !timer.isInterrupted()
+                    && timer.getState() == Thread.State.WAITING);
+            assertEquals(2, pool.schedule(() -> 2, 1, TimeUnit.MILLISECONDS).get(HANG, TimeUnit.SECONDS));
+            ScheduledFuture<?> later = pool.schedule(() -> { }, 1, TimeUnit.HOURS);
+            timer.interrupt();
+            await().atMost(HANG, TimeUnit.SECONDS).until(() -> !timer.isInterrupted()
+                    && timer.getState() == Thread.State.TIMED_WAITING);
+            assertTrue(later.cancel(false));
+            assertEquals(3, pool.schedule(() -> 3, 1, TimeUnit.MILLISECONDS).get(HANG, TimeUnit.SECONDS));
+        } finally {
+            terminate(pool);
+        }
+    }
+
     @Test
     void countersAndToString() throws Exception {
         WorkStealingPool pool = pool(1);
@@ -395,28 +436,32 @@ class ScheduledTest {
     @Test
     void afterShutdownOneShotTasksRunAndPeriodicOnesStop() throws Exception {
         WorkStealingPool pool = pool(2);
-        CountDownLatch gate = new CountDownLatch(1);
         AtomicBoolean ran = new AtomicBoolean();
         ScheduledFuture<?> oneShot = pool.schedule(() -> {
             ran.set(true);
         }, 200, TimeUnit.MILLISECONDS);
         ScheduledFuture<Integer> value = pool.schedule(() -> 5, 50, TimeUnit.MILLISECONDS);
+        // Still waiting when shutdown() returns, whatever the machine's load: the pool cannot
+        // terminate before it is cancelled (the test cancels it below).
+        ScheduledFuture<?> hours = pool.schedule(() -> ran.set(false), 2, TimeUnit.HOURS);
         AtomicInteger runs = new AtomicInteger();
         ScheduledFuture<?> periodic = pool.scheduleAtFixedRate(runs::incrementAndGet, 0, 1, TimeUnit.MILLISECONDS);
         ScheduledFuture<?> slow = pool.scheduleWithFixedDelay(() -> { }, 1, 1, TimeUnit.HOURS);
         await().atMost(HANG, TimeUnit.SECONDS).until(() -> runs.get() > 0);
         pool.shutdown();
-        assertTrue(periodic.isCancelled() || runs.get() > 0 && periodic.isDone() == periodic.isCancelled());
         assertTrue(slow.isCancelled(), "a waiting periodic task is cancelled by shutdown()");
         assertThrows(RejectedExecutionException.class, () -> pool.schedule(() -> { }, 1, TimeUnit.SECONDS));
-        assertFalse(pool.isTerminated());
-        assertTrue(pool.awaitTermination(HANG, TimeUnit.SECONDS), "termination waits for the one-shot tasks");
+        assertFalse(pool.isTerminated(), "a one-shot task is still due");
+        assertFalse(hours.isDone(), "one-shot tasks are kept by shutdown()");
+        await().atMost(HANG, TimeUnit.SECONDS).until(() -> oneShot.isDone() && value.isDone());
+        assertFalse(pool.isTerminated(), "the two-hour task holds the pool");
+        assertTrue(hours.cancel(false));
+        assertTrue(pool.awaitTermination(HANG, TimeUnit.SECONDS), "termination once no one-shot task is due");
         assertTrue(ran.get());
         assertEquals(5, value.get());
         assertTrue(oneShot.isDone() && !oneShot.isCancelled());
-        assertTrue(periodic.isCancelled());
+        assertTrue(periodic.isCancelled(), "a running periodic task stops at its next run");
         assertFalse(timerAlive(pool));
-        gate.countDown();
     }
 
     @Test
@@ -438,7 +483,7 @@ class ScheduledTest {
         AtomicBoolean ran = new AtomicBoolean();
         List<ScheduledFuture<?>> fs = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
-            fs.add(pool.schedule(() -> ran.set(true), 1 + i, TimeUnit.SECONDS));
+            fs.add(pool.schedule(() -> ran.set(true), 1 + i, TimeUnit.HOURS));
         }
         fs.add(pool.scheduleWithFixedDelay(() -> ran.set(true), 1, 1, TimeUnit.HOURS));
         List<Runnable> never = pool.shutdownNow();
@@ -512,6 +557,108 @@ class ScheduledTest {
                 assertFalse(pool.submit(() -> Thread.currentThread().isInterrupted()).get(HANG, TimeUnit.SECONDS));
             }
         } finally {
+            terminate(pool);
+        }
+    }
+
+    /**
+     * The timeout without an action runs on the timer thread: with the only worker busy running
+     * the timed task itself, the task is still cancelled and interrupted in time (it once ran on
+     * a worker, and so only after the task).
+     */
+    @Test
+    void withoutAnActionTheTimeLimitHoldsWhileEveryWorkerIsBusy() throws Exception {
+        WorkStealingPool pool = pool(1);
+        CountDownLatch never = new CountDownLatch(1);
+        try {
+            CountDownLatch interrupted = new CountDownLatch(1);
+            Task<String> t = pool.submitWithTimeout(() -> {
+                try {
+                    never.await(HANG * 2, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    interrupted.countDown();
+                    throw e;
+                }
+                return "late";
+            }, 100, TimeUnit.MILLISECONDS, null);
+            assertThrows(CancellationException.class, () -> t.get(HANG, TimeUnit.SECONDS));
+            assertTrue(interrupted.await(HANG, TimeUnit.SECONDS), "the runner was interrupted");
+            assertFalse(pool.submit(() -> Thread.currentThread().isInterrupted()).get(HANG, TimeUnit.SECONDS),
+                    "the worker's next task does not inherit the interrupt");
+        } finally {
+            never.countDown();
+            terminate(pool);
+        }
+    }
+
+    /**
+     * A timed task completed before it ran (cancelled before shutdown, completed after it) does
+     * not keep its timer entry, which would hold the shut-down pool until the timeout.
+     */
+    @Test
+    void aTimedTaskDoneBeforeItRanDoesNotHoldTermination() throws Exception {
+        WorkStealingPool pool = pool(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            pool.execute(() -> {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            Task<Integer> cancelled = pool.submitWithTimeout(() -> 1, 1, TimeUnit.HOURS, null);
+            Task<Integer> completed = pool.submitWithTimeout(() -> 2, 1, TimeUnit.HOURS, t -> t.complete(-1));
+            assertTrue(cancelled.cancel(false));
+            pool.shutdown();
+            assertTrue(completed.complete(3));
+            release.countDown();
+            assertTrue(pool.awaitTermination(HANG, TimeUnit.SECONDS), "no timer entry holds the pool");
+            assertEquals(3, completed.get());
+            assertTrue(cancelled.isCancelled());
+            assertEquals(0, pool.stats().delayedTasksPending());
+        } finally {
+            release.countDown();
+            terminate(pool);
+        }
+    }
+
+    /**
+     * The timeout's interrupt is cleared as the timed call ends, but not one from
+     * {@code shutdownNow} that came meanwhile: the task the call ran nested in (its joiner, on
+     * the same worker) still sees it.
+     */
+    @Test
+    void shutdownNowsInterruptSurvivesTheTimeoutsClearing() throws Exception {
+        WorkStealingPool pool = pool(1);
+        CountDownLatch timedOut = new CountDownLatch(1);
+        CountDownLatch stopped = new CountDownLatch(1);
+        try {
+            Future<Boolean> outer = pool.submit(() -> {
+                Task<String> t = pool.submitWithTimeout(() -> {
+                    try {
+                        Thread.sleep(TimeUnit.SECONDS.toMillis(HANG * 2));
+                    } catch (InterruptedException e) {
+                        timedOut.countDown();
+                        while (stopped.getCount() > 0) { // not interruptible: shutdownNow's stays set
+                            Thread.onSpinWait();
+                        }
+                    }
+                    return "late";
+                }, 50, TimeUnit.MILLISECONDS, null);
+                try {
+                    t.join(); // on the only worker: runs t right here, on top of this task
+                } catch (CancellationException expected) {
+                    // timed out
+                }
+                return Thread.currentThread().isInterrupted();
+            });
+            assertTrue(timedOut.await(HANG, TimeUnit.SECONDS));
+            pool.shutdownNow();
+            stopped.countDown();
+            assertTrue(outer.get(HANG, TimeUnit.SECONDS), "shutdownNow's interrupt was kept");
+        } finally {
+            stopped.countDown();
             terminate(pool);
         }
     }
@@ -654,6 +801,5 @@ class ScheduledTest {
         } finally {
             terminate(pool);
         }
-        assertNull(null);
     }
 }

@@ -35,7 +35,28 @@ import org.slf4j.LoggerFactory;
  * otherwise the entry is out of the timer's hands (handed to the workers, or dropped) or on
  * its way back into them, and then it is done, and dropped when it arrives. An entry is at
  * most once in the timer's hands (the heap or the inbox as an add), since only the timer
- * takes one out and only its runner gives it back.
+ * takes one out and only its runner gives it back. An Error while the heap grows ({@code add})
+ * cancels the entry in hand before it propagates (the timer then fails: rule 6), so no polled
+ * entry is lost.
+ *
+ * <h2>Entries run on the timer</h2>
+ * A {@link DelayedTask.OnTimer} entry is run by the timer thread itself when due, not handed to
+ * the workers, as JDK 25's {@code ForkJoinPool} runs its "immediate" timeout tasks: it is
+ * {@code submitWithTimeout}'s timeout without an action, which cancels its task and interrupts
+ * the task's runner. A few steps and no user code, so the timer is held up no longer than by a
+ * hand-over, and the time limit holds while every worker is busy (with the timeout as an
+ * ordinary entry, a pool of one worker running the timed task could run the timeout only after
+ * the task). It is a one-shot entry for every other purpose: the shutdown policy applies to it,
+ * and STOP cancels it unrun (rules 1 and 3; after shutdownNow nothing needs a time limit). Its
+ * run sets no interrupt on the timer (the task's {@code cancel} of the entry never interrupts),
+ * and the timer clears any interrupt anyway (below).
+ *
+ * <p>The entry of a timed task that completes before it runs ({@code cancel},
+ * {@code complete}, or its timeout) is cancelled when a worker takes the task's queued entry and
+ * finds it done ({@code Task.completedBeforeRun}); one that runs cancels it as its call ends.
+ * Either way a done task's entry is removed (a {@link Removal}) no later than the task leaves
+ * the queues, and under SHUTDOWN the workers take every queued task before they can retire: it
+ * never holds the pool past that (rule 2), and when it fires with its task done it does nothing.
  *
  * <h2>No lost wake-up</h2>
  * The timer publishes what it sleeps towards in {@link #parkState} (AWAKE, PARKED_UNTIL with
@@ -52,7 +73,10 @@ import org.slf4j.LoggerFactory;
  * means someone else set AWAKE: the same case. {@code shutdown} and {@code shutdownNow} store
  * the run state and then wake the timer the same way ({@link #wakeUp}); the timer's check of
  * the run state after its publication closes that window likewise. A spurious or extra unpark
- * costs one turn of the loop.
+ * costs one turn of the loop. So does an interrupt of the timer thread: the timer clears it
+ * ({@code Thread.interrupted()}) after every park, since a pending interrupt makes
+ * {@code park} return at once and would turn the loop into a spin; the timer has no use for
+ * interrupts.
  *
  * <h2>Shutdown: the rules, and why they hold</h2>
  * As {@code ScheduledThreadPoolExecutor} with its defaults (docs/guarantees.md states them):
@@ -93,13 +117,34 @@ import org.slf4j.LoggerFactory;
  *       every entry there, as {@code ScheduledThreadPoolExecutor.delayedExecute} cancels a
  *       task it finds it cannot run. A periodic re-arm settles the same way.</li>
  *   <li><b>The timer thread ends with the pool</b>: it lets go only after shutdown, then
- *       returns; {@code awaitTermination} joins it as it joins the workers. A pool that never
- *       scheduled anything never had one.</li>
+ *       returns; {@code awaitTermination} joins it as it joins the workers, unless called on the timer
+ *       thread itself (a termination action runs there when the timer terminates the pool as
+ *       it lets go). A pool that never scheduled anything never had one.</li>
+ *   <li><b>A failing timer still lets go.</b> If its loop throws, the timer sets
+ *       {@link #failed}, logs (a failing log is ignored), cancels its heap and drains its
+ *       inbox with the STOP policy, then lets go as in rule 2 ({@link #tryFinish}, draining
+ *       again until the inbox is empty under {@code mainLock}). New submissions are refused
+ *       once {@code failed} is set. A hand-over racing the failure re-checks {@code failed}
+ *       after its offer and the full fence, as it re-checks the run state (rule 4): if it
+ *       reads false, its offer came before the write of {@code failed}, so before the timer's
+ *       last check of the inbox, which sees it; if true it settles under {@code mainLock}:
+ *       before the timer finished, the timer polls it yet; after, the settler cancels it. No
+ *       entry is left in a dead inbox. If even that clean-up fails and the thread ends without
+ *       letting go, whoever next needs the timer takes over ({@link #takeOverIfDead}, under
+ *       {@code mainLock}): {@code shutdown}/{@code shutdownNow} waiting for the policy (they
+ *       wait in slices and look whether the thread is alive), {@code awaitTermination} while
+ *       the hold is set, and a settling hand-over. The taker sees the thread dead
+ *       ({@code isAlive()} false: the dead thread's writes, the heap included, happen-before
+ *       that), sets {@code failed} and {@code finished} (so cancels offer no more removals and
+ *       submissions are refused), cancels the heap and the inbox, and releases the hold
+ *       ({@code Scheduler.delaysFinished}), and wakes the sleeping workers at once (the taker
+ *       may be about to wait for their retirement). Consumers of the inbox still follow each
+ *       other under {@code mainLock}.</li>
  * </ol>
  */
 public final class DelayScheduler {
 
-    private static final Logger LOG = LoggerFactory.getLogger(DelayScheduler.class);
+    static final Logger LOG = LoggerFactory.getLogger(DelayScheduler.class);
 
     private static final int AWAKE = 0;
     private static final int PARKED_UNTIL = 1;
@@ -140,6 +185,11 @@ public final class DelayScheduler {
     private volatile int applied = Scheduler.RUNNING;
     /** Set under mainLock when the timer lets go of the pool; it polls no more. */
     private volatile boolean finished;
+    /**
+     * Set by the timer thread as it fails (or by whoever takes over from a dead one), before it
+     * drains its inbox for the last time: a hand-over re-checks it after its offer (rule 6).
+     */
+    private volatile boolean failed;
 
     // The timer thread's own.
     private DelayedTask<?>[] heap = new DelayedTask<?>[16];
@@ -190,6 +240,17 @@ public final class DelayScheduler {
     }
 
     /**
+     * An entry that the timer thread runs itself when due ({@link DelayedTask.OnTimer}): for
+     * {@code action}s of a few steps that run no user code; not counted as scheduled.
+     */
+    public DelayedTask<Void> scheduleOnTimer(Runnable action, long delay, TimeUnit unit) {
+        DelayedTask<Void> t = new DelayedTask.OnTimer(this, action, deadline(unit.toNanos(delay)),
+                sequencer.getAndIncrement());
+        submit(t);
+        return t;
+    }
+
+    /**
      * A periodic task: at a fixed rate if {@code fixedRate}, else with a fixed delay between
      * the end of a run and the start of the next.
      */
@@ -204,7 +265,7 @@ public final class DelayScheduler {
     }
 
     private void submit(DelayedTask<?> t) {
-        if (pool.runState != Scheduler.RUNNING || finished) { // finished while running: it failed
+        if (pool.runState != Scheduler.RUNNING || failed || finished) { // finished while running: it failed
             throw pool.rejected();
         }
         handOver(t);
@@ -217,8 +278,8 @@ public final class DelayScheduler {
 
     private void handOver(DelayedTask<?> t) {
         pending.increment(); // before the offer: the timer's decrement never comes first
-        offerAndWake(t);
-        if (pool.runState != Scheduler.RUNNING) {
+        offerAndWake(t); // its full fence orders the offer before the reads below
+        if (pool.runState != Scheduler.RUNNING || failed) {
             settleLate();
         }
     }
@@ -299,22 +360,74 @@ public final class DelayScheduler {
         wakeUp();
     }
 
-    /** Rule 4: a submission that saw the pool leave RUNNING after its offer. */
+    /**
+     * Rules 4 and 6: a hand-over that saw the pool leave RUNNING, or the timer fail, after its
+     * offer.
+     */
     private void settleLate() {
+        boolean tookOver = false;
         pool.mainLock.lock();
         try {
             if (!finished) {
-                return; // the timer polls it yet, and applies the shutdown policy
+                // The timer polls it yet (a failing one drains its inbox before it lets go),
+                // unless its thread died without letting go: then this thread finishes for it.
+                tookOver = takeOverIfDead();
+                return;
             }
-            for (Object o; (o = inbox.poll()) != null; ) {
-                if (o instanceof DelayedTask) {
-                    pending.decrement();
-                    ((DelayedTask<?>) o).cancel(false);
-                }
-            }
+            drainAndCancel();
         } finally {
             pool.mainLock.unlock();
+            if (tookOver) {
+                afterTakeOver();
+            }
         }
+    }
+
+    /** Under mainLock, once the timer has finished: cancels what the inbox still holds. */
+    private void drainAndCancel() {
+        for (Object o; (o = inbox.poll()) != null; ) {
+            if (o instanceof DelayedTask) {
+                pending.decrement();
+                ((DelayedTask<?>) o).cancel(false);
+            }
+        }
+    }
+
+    /**
+     * Rule 6: under mainLock, if the timer thread has ended without letting go of the pool,
+     * does it for the thread: cancels its heap and its inbox, marks it finished and releases
+     * the hold, and wakes the sleeping workers; true if it did (then the caller, after
+     * unlocking, calls {@link #afterTakeOver}).
+     * The dead thread's writes to the heap happen-before {@code isAlive()} returns false (JLS
+     * 17.4.5), so the heap may be read here.
+     */
+    boolean takeOverIfDead() {
+        if (finished || thread.isAlive() || thread.getState() == Thread.State.NEW) {
+            return false;
+        }
+        failed = true;
+        finished = true; // first: the cancels below offer no Removal, and submissions are refused
+        try {
+            LOG.error("{}: the timer thread ended without letting go of the pool; its delayed tasks are cancelled",
+                    pool.name());
+        } catch (Throwable ignored) {
+            // the clean-up below matters more than the log
+        }
+        try {
+            cancelHeap();
+            drainAndCancel();
+        } finally {
+            pool.delaysFinished();
+            // Sleeping workers look again, and retire; now, not after the caller unlocks: it
+            // may wait on (awaitTermination) for their retirement (start() wakes under the lock too).
+            pool.sleep.wakeAll();
+        }
+        return true;
+    }
+
+    /** After a {@link #takeOverIfDead} that returned true, with mainLock released. */
+    void afterTakeOver() {
+        pool.fireTermination();
     }
 
     // ------------------------------------------------------------------ life cycle
@@ -344,7 +457,12 @@ public final class DelayScheduler {
         try {
             loop();
         } catch (Throwable e) {
-            LOG.error("{}: the timer thread failed; delayed tasks are cancelled", pool.name(), e);
+            failed = true; // before the last drains: a racing hand-over settles (rule 6)
+            try {
+                LOG.error("{}: the timer thread failed; delayed tasks are cancelled", pool.name(), e);
+            } catch (Throwable ignored) {
+                // the clean-up below matters more than the log
+            }
             try {
                 cancelHeap();
                 drain(Scheduler.STOP);
@@ -359,6 +477,7 @@ public final class DelayScheduler {
     private void loop() {
         int done = Scheduler.RUNNING;
         for (;;) {
+            pool.probe.timerTurn();
             int rs = pool.runState;
             drain(rs);
             if (rs > done) {
@@ -386,6 +505,9 @@ public final class DelayScheduler {
                     LockSupport.parkNanos(this, wait);
                 }
             }
+            // The timer has no use for interrupts; one left set would make park return at
+            // once, and the loop spin, forever ("No lost wake-up").
+            Thread.interrupted();
             parkState = AWAKE;
         }
     }
@@ -407,7 +529,13 @@ public final class DelayScheduler {
                     pending.decrement();
                     t.cancel(false);
                 } else {
-                    add(t);
+                    try {
+                        add(t);
+                    } catch (Throwable e) { // out of memory growing the heap: t is only here
+                        pending.decrement();
+                        t.cancel(false);
+                        throw e; // the timer fails (rule 6)
+                    }
                 }
             }
         }
@@ -482,6 +610,10 @@ public final class DelayScheduler {
             if (t.isDone()) {
                 continue;
             }
+            if (t instanceof DelayedTask.OnTimer) {
+                t.run(); // FutureTask.run: what the action throws is recorded (and logged), not thrown
+                continue;
+            }
             try {
                 pool.executeDelayed(t);
             } catch (Throwable e) {
@@ -498,6 +630,7 @@ public final class DelayScheduler {
      * (the caller drains it and tries again).
      */
     private boolean tryFinish() {
+        pool.probe.timerLettingGo();
         pool.mainLock.lock();
         try {
             if (!inbox.isEmpty()) {

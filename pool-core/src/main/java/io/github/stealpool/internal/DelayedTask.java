@@ -23,8 +23,12 @@ import java.util.concurrent.TimeUnit;
  * that ran it, before it hands the entry back the same way; other threads read it only in
  * {@link #getDelay} and {@link #compareTo} (volatile, as in the JDK). {@link #heapIndex} is the
  * timer thread's alone.
+ *
+ * <p>One subclass, {@link OnTimer}: an entry that the timer runs itself when it is due instead
+ * of handing it to the workers (see {@link DelayScheduler}, "Entries run on the timer").
  */
-public final class DelayedTask<V> extends FutureTask<V> implements RunnableScheduledFuture<V> {
+public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableScheduledFuture<V>
+        permits DelayedTask.OnTimer {
 
     /** The timer that keeps this entry. */
     final DelayScheduler timer;
@@ -140,5 +144,30 @@ public final class DelayedTask<V> extends FutureTask<V> implements RunnableSched
             timer.cancelled(this);
         }
         return cancelled;
+    }
+
+    /**
+     * An entry the timer thread runs itself when it is due, as JDK 25's {@code ForkJoinPool}
+     * runs its timeout actions ("immediate" tasks): {@code submitWithTimeout}'s timeout without
+     * an action, which cancels its task and interrupts the runner, a few steps and no user
+     * code, so that the time limit holds while every worker is busy. Not counted as scheduled,
+     * never periodic. What its action throws is logged (it runs where nobody waits for it).
+     */
+    static final class OnTimer extends DelayedTask<Void> {
+
+        OnTimer(DelayScheduler timer, Runnable action, long time, long seq) {
+            super(timer, action, null, time, 0L, seq);
+        }
+
+        @Override
+        protected void setException(Throwable t) {
+            try {
+                DelayScheduler.LOG.error("{}: a timer action failed", timer.pool.name(), t);
+            } catch (Throwable ignored) {
+                // the failure stays recorded in the entry
+            } finally {
+                super.setException(t);
+            }
+        }
     }
 }

@@ -469,9 +469,18 @@ public final class Scheduler {
     }
 
     /**
+     * How often a thread waiting for the timer looks whether its thread is still alive
+     * (DelayScheduler, rule 6); the wait normally ends with a signal long before.
+     */
+    private static final long TIMER_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    /**
      * Under mainLock, after a run-state change: wakes the timer (if there is one) and waits
      * until it has applied the new state's policy (DelayScheduler, rules 1 and 3). The timer
-     * never waits for a caller of this, and runs no user code, so the wait is short.
+     * never waits for a caller of this, and runs no user code, so the wait is short; if its
+     * thread died without letting go, this one takes over (rule 6; what is left to do then,
+     * {@code afterTakeOver}, both callers do anyway after unlocking: fireTermination).
+     * Uninterruptible: an interrupt is kept for the caller.
      */
     private void awaitDelayPolicy(int rs) {
         DelayScheduler d = delays;
@@ -479,8 +488,22 @@ public final class Scheduler {
             return;
         }
         d.wakeUp();
-        while (!d.hasApplied(rs)) {
-            termination.awaitUninterruptibly();
+        boolean interrupted = false;
+        try {
+            while (!d.hasApplied(rs)) {
+                if (d.takeOverIfDead()) {
+                    return;
+                }
+                try {
+                    termination.awaitNanos(TIMER_CHECK_NANOS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -706,24 +729,40 @@ public final class Scheduler {
      * {@code close()} could still see it (SoakTest did, once, on JDK 25). The joins share the
      * timeout; if it runs out first the answer is still true, the pool having terminated: what
      * may remain is the last thread's way out, and the {@code terminationFuture} actions that
-     * run on it. A worker calling this does not wait for itself.
+     * run on it. A worker calling this does not wait for itself, nor does the timer thread (a
+     * termination action may run there: the timer terminates the pool as it lets go if no
+     * worker is left). While the timer holds the pool the wait looks every
+     * {@link #TIMER_CHECK_NANOS} whether its thread died without letting go, and then takes
+     * over (DelayScheduler, rule 6).
      */
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
         long nanos = unit.toNanos(timeout);
+        boolean tookOver = false;
         mainLock.lock();
         try {
             while (runState != TERMINATED) {
                 if (nanos <= 0L) {
                     return false;
                 }
-                nanos = termination.awaitNanos(nanos);
+                DelayScheduler held = delayHold ? delays : null;
+                if (held == null) {
+                    nanos = termination.awaitNanos(nanos);
+                } else if (held.takeOverIfDead()) {
+                    tookOver = true;
+                } else {
+                    long wait = Math.min(nanos, TIMER_CHECK_NANOS);
+                    nanos -= wait - termination.awaitNanos(wait);
+                }
             }
         } finally {
             mainLock.unlock();
+            if (tookOver) {
+                delays.afterTakeOver();
+            }
         }
         Thread me = Thread.currentThread();
         DelayScheduler d = delays;
-        if (d != null && nanos > 0L) { // the timer thread ends with the pool (DelayScheduler, rule 5)
+        if (d != null && nanos > 0L && d.thread != me) { // the timer thread ends with the pool (DelayScheduler, rule 5)
             long start = System.nanoTime();
             TimeUnit.NANOSECONDS.timedJoin(d.thread, nanos);
             nanos -= System.nanoTime() - start;

@@ -5,7 +5,8 @@ package io.github.stealpool.internal;
  * worker on its way out meet, so that a test can hold either thread there and force the
  * interleaving that once lost tasks (a worker's exit overlapping {@code shutdownNow}'s sweep).
  * The pool's own probe does nothing; only tests in this package install another, before
- * {@link Scheduler#start()}. Neither point is on a task's path.
+ * {@link Scheduler#start()}. No point is on a task's path. The timer thread's two points let a
+ * test fail it ({@code DelayScheduler}, rule 6) or hold it as it lets go of the pool.
  */
 interface ShutdownProbe {
 
@@ -18,5 +19,13 @@ interface ShutdownProbe {
 
     /** A worker saw STOP at the top of its loop and is about to exit (holding no lock). */
     default void workerExitingAfterStop(Worker w) {
+    }
+
+    /** The timer thread, at the top of each turn of its loop (holding no lock). */
+    default void timerTurn() {
+    }
+
+    /** The timer thread, about to let go of the pool ({@code tryFinish}), before taking the lock. */
+    default void timerLettingGo() {
     }
 }

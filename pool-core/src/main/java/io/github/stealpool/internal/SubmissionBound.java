@@ -21,7 +21,9 @@ import java.util.concurrent.atomic.LongAdder;
  *       putting other submitters' tasks back, a dead worker's deque handed on:
  *       {@link InjectionQueue#requeue}), which takes it by force ({@link #forceAcquire}): such a
  *       task must not be refused or wait, and it may push the count past the bound for a
- *       moment (after shutdownNow, or once per dead worker).</li>
+ *       moment (after shutdownNow, or once per dead worker); the timer's due delayed tasks
+ *       take theirs by force too ({@code Scheduler.executeDelayed}), and they may overdraw it
+ *       for as long as due tasks keep arriving faster than the workers take them.</li>
  *   <li><b>Given back</b>: when a worker takes a batch out of a stripe (one per task, in
  *       {@link InjectionQueue#poll}, after a transfer that succeeded: a batch that failed to
  *       reach the deque stays stashed in the stripe, counted); when a sweep drains the queue
@@ -34,10 +36,9 @@ import java.util.concurrent.atomic.LongAdder;
  * consumer per stripe, every task taken once), so its permit is given back exactly once: no
  * leak, no double release, short of an Error (out of stack deep in a join, out of memory) in
  * the release itself, which may lose that room: a worker's release sits where a failed call
- * must not lose the batch's first task, so the Error is swallowed there. The timer's delayed
- * tasks also take theirs by force ({@code Scheduler.executeDelayed}). A cancelled future still queued keeps its permit until a worker
- * takes it (and finds it cancelled) or a sweep drains it, as a cancelled task stays in a
- * {@code ThreadPoolExecutor}'s queue.
+ * must not lose the batch's first task, so the Error is swallowed there. A cancelled future
+ * still queued keeps its permit until a worker takes it (and finds it cancelled) or a sweep
+ * drains it, as a cancelled task stays in a {@code ThreadPoolExecutor}'s queue.
  *
  * <h2>How exact the bound is</h2>
  * The permits bound the tasks in the injection queue, not the tasks not yet started: a worker

@@ -658,7 +658,8 @@ public final class Worker implements Runnable {
                 }
                 return t;
             }
-            if (s.isShutdown() && s.tryRetire(this)) {
+            // While the timer holds the pool no worker retires: skip tryRetire's lock then.
+            if (s.isShutdown() && !s.delayHold && s.tryRetire(this)) {
                 leaveSearch();
                 return null;
             }
