@@ -536,22 +536,35 @@ class ScheduledTest {
     void withoutAnActionTheTaskIsCancelledWithAnInterrupt() throws Exception {
         WorkStealingPool pool = pool(2);
         try {
-            CountDownLatch started = new CountDownLatch(1);
-            CountDownLatch interrupted = new CountDownLatch(1);
-            Task<String> t = pool.submitWithTimeout(() -> {
-                started.countDown();
-                try {
-                    Thread.sleep(TimeUnit.SECONDS.toMillis(HANG * 2));
-                } catch (InterruptedException e) {
-                    interrupted.countDown();
-                    throw e;
+            // The call must start before its time runs out: if a stalled machine lets the timer
+            // fire first, the call never runs; try again with a longer limit.
+            CountDownLatch interrupted;
+            Task<String> t;
+            for (long limit = 50; ; limit *= 4) {
+                assertTrue(limit < TimeUnit.MINUTES.toMillis(1), "the call never started in time");
+                CountDownLatch go = new CountDownLatch(1);
+                CountDownLatch stop = new CountDownLatch(1);
+                interrupted = stop;
+                t = pool.submitWithTimeout(() -> {
+                    go.countDown();
+                    try {
+                        Thread.sleep(TimeUnit.SECONDS.toMillis(HANG * 2));
+                    } catch (InterruptedException e) {
+                        stop.countDown();
+                        throw e;
+                    }
+                    return "late";
+                }, limit, TimeUnit.MILLISECONDS, null);
+                Task<String> task = t;
+                await().atMost(HANG, TimeUnit.SECONDS).until(() -> go.getCount() == 0 || task.isDone());
+                if (go.getCount() == 0) {
+                    break;
                 }
-                return "late";
-            }, 50, TimeUnit.MILLISECONDS, null);
-            assertTrue(started.await(HANG, TimeUnit.SECONDS));
+            }
             assertTrue(interrupted.await(HANG, TimeUnit.SECONDS), "interrupted");
-            assertTrue(t.isCancelled());
-            assertThrows(CancellationException.class, () -> t.get(HANG, TimeUnit.SECONDS));
+            Task<String> timed = t;
+            assertTrue(timed.isCancelled());
+            assertThrows(CancellationException.class, () -> timed.get(HANG, TimeUnit.SECONDS));
             // The worker's next task does not inherit the interrupt.
             for (int i = 0; i < 20; i++) {
                 assertFalse(pool.submit(() -> Thread.currentThread().isInterrupted()).get(HANG, TimeUnit.SECONDS));
@@ -571,17 +584,32 @@ class ScheduledTest {
         WorkStealingPool pool = pool(1);
         CountDownLatch never = new CountDownLatch(1);
         try {
-            CountDownLatch interrupted = new CountDownLatch(1);
-            Task<String> t = pool.submitWithTimeout(() -> {
-                try {
-                    never.await(HANG * 2, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    interrupted.countDown();
-                    throw e;
+            // As above: the call must start before its time runs out, else a longer limit.
+            CountDownLatch interrupted;
+            Task<String> t;
+            for (long limit = 100; ; limit *= 4) {
+                assertTrue(limit < TimeUnit.MINUTES.toMillis(1), "the call never started in time");
+                CountDownLatch go = new CountDownLatch(1);
+                CountDownLatch stop = new CountDownLatch(1);
+                interrupted = stop;
+                t = pool.submitWithTimeout(() -> {
+                    go.countDown();
+                    try {
+                        never.await(HANG * 2, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        stop.countDown();
+                        throw e;
+                    }
+                    return "late";
+                }, limit, TimeUnit.MILLISECONDS, null);
+                Task<String> task = t;
+                await().atMost(HANG, TimeUnit.SECONDS).until(() -> go.getCount() == 0 || task.isDone());
+                if (go.getCount() == 0) {
+                    break;
                 }
-                return "late";
-            }, 100, TimeUnit.MILLISECONDS, null);
-            assertThrows(CancellationException.class, () -> t.get(HANG, TimeUnit.SECONDS));
+            }
+            Task<String> timed = t;
+            assertThrows(CancellationException.class, () -> timed.get(HANG, TimeUnit.SECONDS));
             assertTrue(interrupted.await(HANG, TimeUnit.SECONDS), "the runner was interrupted");
             assertFalse(pool.submit(() -> Thread.currentThread().isInterrupted()).get(HANG, TimeUnit.SECONDS),
                     "the worker's next task does not inherit the interrupt");
@@ -635,21 +663,26 @@ class ScheduledTest {
         CountDownLatch stopped = new CountDownLatch(1);
         try {
             Future<Boolean> outer = pool.submit(() -> {
-                Task<String> t = pool.submitWithTimeout(() -> {
-                    try {
-                        Thread.sleep(TimeUnit.SECONDS.toMillis(HANG * 2));
-                    } catch (InterruptedException e) {
-                        timedOut.countDown();
-                        while (stopped.getCount() > 0) { // not interruptible: shutdownNow's stays set
-                            Thread.onSpinWait();
+                // The call must start before its time runs out (a stalled machine may let the
+                // timer fire first, and the call then never runs): else a longer limit.
+                for (long limit = 50; timedOut.getCount() > 0 && limit < TimeUnit.MINUTES.toMillis(1);
+                        limit *= 4) {
+                    Task<String> t = pool.submitWithTimeout(() -> {
+                        try {
+                            Thread.sleep(TimeUnit.SECONDS.toMillis(HANG * 2));
+                        } catch (InterruptedException e) {
+                            timedOut.countDown();
+                            while (stopped.getCount() > 0) { // not interruptible: shutdownNow's stays set
+                                Thread.onSpinWait();
+                            }
                         }
+                        return "late";
+                    }, limit, TimeUnit.MILLISECONDS, null);
+                    try {
+                        t.join(); // on the only worker: runs t right here, on top of this task
+                    } catch (CancellationException expected) {
+                        // timed out
                     }
-                    return "late";
-                }, 50, TimeUnit.MILLISECONDS, null);
-                try {
-                    t.join(); // on the only worker: runs t right here, on top of this task
-                } catch (CancellationException expected) {
-                    // timed out
                 }
                 return Thread.currentThread().isInterrupted();
             });

@@ -457,6 +457,17 @@ public final class DelayScheduler {
         try {
             loop();
         } catch (Throwable e) {
+            if (finished) {
+                // It let go already (rule 2) and failed after, in tryFinish's wake-up: the inbox
+                // belongs to the settlers now (drained under mainLock), so no drain here; only
+                // the wake-up of the sleeping workers is owed, so that they retire.
+                try {
+                    pool.sleep.wakeAll();
+                } catch (Throwable ignored) {
+                    // nothing more this thread can do; the next post or shutdown wakes them
+                }
+                return;
+            }
             failed = true; // before the last drains: a racing hand-over settles (rule 6)
             try {
                 LOG.error("{}: the timer thread failed; delayed tasks are cancelled", pool.name(), e);
