@@ -394,10 +394,6 @@ public final class Scheduler {
         sleep.notifyNewJob();
     }
 
-
-
-
-
     /**
      * The timer hands a due delayed task to the workers: as a submission from outside, but
      * accepted after {@code shutdown} too (refused only from STOP on), since the timer holds
@@ -511,9 +507,6 @@ public final class Scheduler {
     public void reportFailure(Runnable task, Throwable failure) {
         Failures.reportUncaught(LOG, name, failureHandler, task, failure);
     }
-
-
-
 
     /**
      * A submitter saw the pool leave RUNNING after publishing {@code task}: accepts it, or
