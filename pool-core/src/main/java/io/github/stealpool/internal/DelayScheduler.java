@@ -91,7 +91,7 @@ import org.slf4j.LoggerFactory;
  *   <li><b>The pool does not terminate while one-shot tasks are still due to run.</b> The
  *       timer holds the pool ({@code Scheduler.delayHold}, set under {@code mainLock} when the
  *       timer starts, while the pool is RUNNING): while it holds, no worker retires
- *       ({@code Scheduler.tryRetire}), idle workers sleep instead of leaving (the Sleep
+ *       ({@code LifeCycle.tryRetire}), idle workers sleep instead of leaving (the Sleep
  *       predicate), and nothing terminates the pool. So a due task handed over under SHUTDOWN
  *       ({@link Scheduler#executeDelayed} accepts it then) finds a live worker, which runs
  *       it. The timer lets go ({@link #tryFinish}) only with its heap empty and, under
@@ -137,7 +137,7 @@ import org.slf4j.LoggerFactory;
  *       ({@code isAlive()} false: the dead thread's writes, the heap included, happen-before
  *       that), sets {@code failed} and {@code finished} (so cancels offer no more removals and
  *       submissions are refused), cancels the heap and the inbox, and releases the hold
- *       ({@code Scheduler.delaysFinished}), and wakes the sleeping workers at once (the taker
+ *       ({@code LifeCycle.delaysFinished}), and wakes the sleeping workers at once (the taker
  *       may be about to wait for their retirement). Consumers of the inbox still follow each
  *       other under {@code mainLock}.</li>
  * </ol>
@@ -417,7 +417,7 @@ public final class DelayScheduler {
             cancelHeap();
             drainAndCancel();
         } finally {
-            pool.delaysFinished();
+            pool.life.delaysFinished();
             // Sleeping workers look again, and retire; now, not after the caller unlocks: it
             // may wait on (awaitTermination) for their retirement (start() wakes under the lock too).
             pool.sleep.wakeAll();
@@ -427,7 +427,7 @@ public final class DelayScheduler {
 
     /** After a {@link #takeOverIfDead} that returned true, with mainLock released. */
     void afterTakeOver() {
-        pool.fireTermination();
+        pool.life.fireTermination();
     }
 
     // ------------------------------------------------------------------ life cycle
@@ -602,7 +602,7 @@ public final class DelayScheduler {
         pool.mainLock.lock();
         try {
             applied = rs;
-            pool.signalTermination();
+            pool.life.signalTermination();
         } finally {
             pool.mainLock.unlock();
         }
@@ -648,10 +648,10 @@ public final class DelayScheduler {
                 return false;
             }
             finished = true;
-            pool.delaysFinished();
+            pool.life.delaysFinished();
         } finally {
             pool.mainLock.unlock();
-            pool.fireTermination();
+            pool.life.fireTermination();
         }
         pool.sleep.wakeAll(); // sleeping workers look again, and retire
         return true;

@@ -1,13 +1,11 @@
 package io.github.stealpool.internal;
 
 import java.lang.invoke.VarHandle;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import io.github.stealpool.PoolStats;
 import io.github.stealpool.TaskTimingListener;
@@ -27,11 +25,9 @@ import org.slf4j.LoggerFactory;
  * worker as it is woken ({@link Sleep#tryHandOff}), and never queued.
  *
  * <h2>Life cycle</h2>
- * {@code runState} moves only forward: RUNNING, SHUTDOWN (no new tasks; queued ones run),
- * STOP (no new tasks; queued ones are handed back by {@link #shutdownNow()}, fork/join pieces
- * cancelled, see {@link ForkedJob}), TERMINATED (no
- * worker left). Changes happen under {@code mainLock}, which is taken only off the hot path:
- * shutdown, a worker retiring or exiting, and a submitter that raced with shutdown.
+ * {@link LifeCycle} holds the run states and their rules, shutdown, the workers' ways out,
+ * termination, and the timer's hold on the pool; the fields it changes stay here, where the
+ * submit path and the worker loop read them with no indirection.
  *
  * <h2>Nothing lost</h2>
  * Every accepted task runs, or is returned by {@link #shutdownNow()}, exactly once, even when
@@ -39,8 +35,7 @@ import org.slf4j.LoggerFactory;
  * the sweeps that take tasks without running them. The submitters' side is here: each checks
  * the run state before it publishes and, after a full fence, again after; one that sees the
  * pool leave RUNNING settles under {@code mainLock} ({@link #settleLate}). The workers' ways
- * out are here too and keep the same rules: {@link #tryRetire} only with every queue empty, and
- * {@link #workerExited} leaves the deque alone but for a dead worker's hand-off before STOP.
+ * out keep the same rules: see {@link LifeCycle}.
  *
  * <h2>Blocking calls</h2>
  * Workers inside {@code WorkStealingPool.blocking} calls are stood in for by spare threads, in
@@ -90,7 +85,7 @@ public final class Scheduler {
     private final boolean daemon;
     private final Thread.UncaughtExceptionHandler failureHandler; // null: the thread's own
 
-    /** Read, and under mainLock written, by {@link SpareThreads} too. */
+    /** Read, and under mainLock written, by {@link LifeCycle} and {@link SpareThreads} too. */
     volatile int runState;
     /**
      * Null while no {@link TaskTimingListener} listens (then a submission costs this one
@@ -109,20 +104,22 @@ public final class Scheduler {
     /**
      * True from the timer's start (under mainLock, while RUNNING) until it lets go after
      * shutdown: while it holds, no worker retires, idle workers sleep instead of leaving, and
-     * the pool does not terminate (DelayScheduler, rule 2). Written under mainLock.
+     * the pool does not terminate (DelayScheduler, rule 2). Written under mainLock, by
+     * {@link LifeCycle}.
      */
     volatile boolean delayHold;
-    /** Builder's {@code cancelDelayedTasksOnShutdown}; set only before {@link #start()}. */
-    private boolean cancelDelayedOnShutdown;
-
     /** Test seam ({@link ShutdownProbe}); set only before {@link #start()}. */
     ShutdownProbe probe = ShutdownProbe.NONE;
 
     final ReentrantLock mainLock = new ReentrantLock();
-    private final Condition termination = mainLock.newCondition();
     /**
-     * Written under mainLock (by {@link SpareThreads} too); volatile so statistics can read it
-     * without the lock.
+     * Shutdown, the workers' ways out, termination, and the timer's hold. Reached through this
+     * final field only off a task's path; made after {@link #mainLock}, whose condition it owns.
+     */
+    final LifeCycle life = new LifeCycle(this);
+    /**
+     * Written under mainLock (by {@link LifeCycle} and {@link SpareThreads} too); volatile so
+     * statistics can read it without the lock.
      */
     volatile int liveWorkers;
     /**
@@ -146,11 +143,10 @@ public final class Scheduler {
     final StatisticsAssembly statistics;
     /**
      * The sweeps that take tasks without running them, and the proof that nothing is lost.
-     * Reached through this final field only by shutdownNow and a submitter that raced with it.
+     * Reached through this final field only by shutdownNow ({@link LifeCycle}) and a submitter
+     * that raced with it.
      */
-    private final ShutdownSweep sweep = new ShutdownSweep(this);
-    /** Completed after termination, outside mainLock, so callbacks cannot block the pool. */
-    private final CompletableFuture<Void> terminated = new CompletableFuture<>();
+    final ShutdownSweep sweep = new ShutdownSweep(this);
 
     /** Builds the workers and queues; {@link #start()} starts the threads. */
     public Scheduler(SchedulerConfig config) {
@@ -217,7 +213,7 @@ public final class Scheduler {
             }
         } catch (RuntimeException | Error e) {
             runState = TERMINATED; // nothing was started
-            fireTermination();
+            life.fireTermination();
             throw e;
         }
         mainLock.lock();
@@ -231,7 +227,7 @@ public final class Scheduler {
                     liveWorkers -= n - i;
                     runState = STOP;
                     if (liveWorkers == 0) {
-                        terminate();
+                        life.terminate();
                     }
                     sleep.wakeAll();
                     if (e instanceof IllegalThreadStateException) {
@@ -243,7 +239,7 @@ public final class Scheduler {
             }
         } finally {
             mainLock.unlock();
-            fireTermination();
+            life.fireTermination();
         }
     }
 
@@ -422,85 +418,12 @@ public final class Scheduler {
     /** The timer, started on first use (under mainLock, once, and only while RUNNING). */
     public DelayScheduler delays() {
         DelayScheduler d = delays;
-        return d != null ? d : startDelays();
-    }
-
-    private DelayScheduler startDelays() {
-        mainLock.lock();
-        try {
-            DelayScheduler d = delays;
-            if (d != null) {
-                return d;
-            }
-            if (runState != RUNNING) {
-                throw rejected();
-            }
-            d = new DelayScheduler(this, cancelDelayedOnShutdown);
-            d.start(); // if it throws, no hold was taken and no timer is kept
-            delayHold = true;
-            delays = d;
-            return d;
-        } finally {
-            mainLock.unlock();
-        }
+        return d != null ? d : life.startDelays();
     }
 
     /** Builder's {@code cancelDelayedTasksOnShutdown}; called once, before {@link #start()}. */
     public void setCancelDelayedTasksOnShutdown(boolean cancel) {
-        this.cancelDelayedOnShutdown = cancel;
-    }
-
-    /** Under mainLock: the timer let go of the pool (DelayScheduler, rule 2). */
-    void delaysFinished() {
-        delayHold = false;
-        if (liveWorkers == 0 && runState >= SHUTDOWN && runState < TERMINATED) {
-            terminate();
-        }
-        termination.signalAll();
-    }
-
-    /** Under mainLock: wakes the threads waiting on the termination condition. */
-    void signalTermination() {
-        termination.signalAll();
-    }
-
-    /**
-     * How often a thread waiting for the timer looks whether its thread is still alive
-     * (DelayScheduler, rule 6); the wait normally ends with a signal long before.
-     */
-    private static final long TIMER_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-
-    /**
-     * Under mainLock, after a run-state change: wakes the timer (if there is one) and waits
-     * until it has applied the new state's policy (DelayScheduler, rules 1 and 3). The timer
-     * never waits for a caller of this, and runs no user code, so the wait is short; if its
-     * thread died without letting go, this one takes over (rule 6; what is left to do then,
-     * {@code afterTakeOver}, both callers do anyway after unlocking: fireTermination).
-     * Uninterruptible: an interrupt is kept for the caller.
-     */
-    private void awaitDelayPolicy(int rs) {
-        DelayScheduler d = delays;
-        if (d == null) {
-            return;
-        }
-        d.wakeUp();
-        boolean interrupted = false;
-        try {
-            while (!d.hasApplied(rs)) {
-                if (d.takeOverIfDead()) {
-                    return;
-                }
-                try {
-                    termination.awaitNanos(TIMER_CHECK_NANOS);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        life.setCancelDelayedTasksOnShutdown(cancel);
     }
 
     /** Reports a failure of a task nobody waits for, as {@code execute}'s tasks are. */
@@ -538,6 +461,10 @@ public final class Scheduler {
         return runState >= STOP;
     }
 
+    public boolean isTerminated() {
+        return runState == TERMINATED;
+    }
+
     void runTask(Runnable task) {
         try {
             task.run();
@@ -550,225 +477,24 @@ public final class Scheduler {
         }
     }
 
-    /**
-     * Called by an idle worker after shutdown: it retires if no task is queued anywhere, and,
-     * while threads are blocked in {@code blocking} calls, if another thread stays free to run
-     * what they fork. The check and the count are one step under mainLock: a late submitter
-     * under SHUTDOWN counts on it (ShutdownSweep, "Submissions racing with shutdown").
-     */
-    boolean tryRetire(Worker w) {
-        mainLock.lock();
-        try {
-            if (delayHold || !injection.isEmpty() || !spares.leavingKeepsAFreeThread()) {
-                return false;
-            }
-            for (int i = 0, n = slots; i < n; i++) {
-                if (!deques[i].isEmpty()) {
-                    return false;
-                }
-            }
-            w.retired = true;
-            if (w.spare) {
-                spares.retiredAfterShutdown();
-            }
-            workerGone();
-            return true;
-        } finally {
-            mainLock.unlock();
-            fireTermination();
-        }
-    }
-
-    /** Called by a worker's thread as it ends, normally or not. */
-    void workerExited(Worker w, boolean normalExit) {
-        mainLock.lock();
-        try {
-            if (w.retired) {
-                // Counted off by tryRetire or SpareThreads.retire; a spare's slot may now take a
-                // new thread: this one touches the Worker no more.
-                if (w.spare) {
-                    spares.slotFreed(w);
-                }
-                return;
-            }
-            if (!normalExit && runState < STOP) {
-                if (w.spare) {
-                    // A spare is not replaced: the compensation it gave is asked for again by
-                    // the next blocking call.
-                    LOG.error("{}: spare thread {} died unexpectedly", name, w.index);
-                } else {
-                    LOG.error("{}: worker {} died unexpectedly; starting a replacement", name, w.index);
-                    try {
-                        Thread t = newThread(w);
-                        w.thread = t;
-                        t.start(); // the new thread owns the deque from here on
-                        return;
-                    } catch (Throwable e) {
-                        LOG.error("{}: could not replace worker {}", name, w.index, e);
-                    }
-                }
-                // Still the deque's owner: hand its tasks to the other workers. Not new
-                // submissions: uncount them before the offers (see ShutdownSweep.settleLate).
-                List<Runnable> orphans = new ArrayList<>();
-                for (Runnable t; (t = w.deque.pop()) != null; ) {
-                    orphans.add(t);
-                }
-                statistics.offersNotSubmitted += orphans.size();
-                for (Runnable t : orphans) {
-                    injection.requeue(t); // no submission: never refused by the bound
-                }
-                sleep.notifyNewJob();
-            }
-            if (w.spare) {
-                spares.exitedUnretired(w); // a spare that died leaves a blocked worker uncovered
-            }
-            workerGone();
-        } finally {
-            mainLock.unlock();
-            fireTermination();
-        }
-    }
-
-    void workerGone() { // under mainLock
-        if (--liveWorkers == 0 && !delayHold) { // else the timer terminates the pool as it lets go
-            if (runState < SHUTDOWN) {
-                LOG.error("{}: every worker died while the pool was running", name);
-                return;
-            }
-            if (runState < STOP && queuedTasks() > 0) {
-                LOG.error("{}: the last worker died with about {} tasks queued; they will not run",
-                        name, queuedTasks());
-            }
-            terminate();
-        }
-    }
-
-    private void terminate() { // under mainLock
-        runState = TERMINATED;
-        termination.signalAll();
-    }
-
-    /** After releasing mainLock: completes {@link #terminationFuture()} once terminated. */
-    void fireTermination() {
-        if (runState == TERMINATED && !terminated.isDone()) {
-            terminated.complete(null);
-        }
-    }
-
-    /**
-     * Completes when the scheduler has terminated, on the thread that terminated it (the last
-     * worker to exit, or the caller of shutdown). Dependent actions run there, after every lock
-     * is released.
-     */
-    public CompletableFuture<Void> terminationFuture() {
-        return terminated;
-    }
-
-    // ------------------------------------------------------------------ life cycle
+    // ------------------------------------------------------------------ life cycle: see LifeCycle
 
     public void shutdown() {
-        mainLock.lock();
-        try {
-            if (runState < SHUTDOWN) {
-                runState = SHUTDOWN;
-            }
-            awaitDelayPolicy(SHUTDOWN);
-            if (liveWorkers == 0 && !delayHold && runState < TERMINATED) {
-                terminate();
-            }
-        } finally {
-            mainLock.unlock();
-            fireTermination();
-        }
-        sleep.wakeAll();
+        life.shutdown();
     }
 
     public List<Runnable> shutdownNow() {
-        List<Runnable> never = new ArrayList<>();
-        mainLock.lock();
-        try {
-            if (runState < STOP) {
-                runState = STOP;
-            }
-            probe.stopPublished();
-            sweep.sweepForStop(never); // the plain tasks, as submitted; fork/join pieces abandoned
-            awaitDelayPolicy(STOP); // every delayed task still with the timer is cancelled
-            if (liveWorkers == 0 && !delayHold && runState < TERMINATED) {
-                terminate();
-            }
-        } finally {
-            mainLock.unlock();
-            fireTermination();
-        }
-        sleep.wakeAll();
-        Thread self = Thread.currentThread();
-        for (int i = 0, n = slots; i < n; i++) {
-            Thread t = workers[i].thread;
-            if (t != null && t != self) {
-                t.interrupt(); // interrupts the task it runs, if any; an idle worker ignores it
-            }
-        }
-        return never;
+        return life.shutdownNow();
     }
 
-    public boolean isTerminated() {
-        return runState == TERMINATED;
-    }
-
-    /**
-     * Waits until TERMINATED, then for the worker threads themselves to end. TERMINATED is set
-     * by the last worker on its way out ({@link #workerExited}), while its thread still runs
-     * (as in {@code ThreadPoolExecutor}); without the joins a thread-leak check right after
-     * {@code close()} could still see it (SoakTest did, once, on JDK 25). The joins share the
-     * timeout; if it runs out first the answer is still true, the pool having terminated: what
-     * may remain is the last thread's way out, and the {@code terminationFuture} actions that
-     * run on it. A worker calling this does not wait for itself, nor does the timer thread (a
-     * termination action may run there: the timer terminates the pool as it lets go if no
-     * worker is left). While the timer holds the pool the wait looks every
-     * {@link #TIMER_CHECK_NANOS} whether its thread died without letting go, and then takes
-     * over (DelayScheduler, rule 6).
-     */
+    /** See {@link LifeCycle#awaitTermination}. */
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
-        long nanos = unit.toNanos(timeout);
-        boolean tookOver = false;
-        mainLock.lock();
-        try {
-            while (runState != TERMINATED) {
-                if (nanos <= 0L) {
-                    return false;
-                }
-                DelayScheduler held = delayHold ? delays : null;
-                if (held == null) {
-                    nanos = termination.awaitNanos(nanos);
-                } else if (held.takeOverIfDead()) {
-                    tookOver = true;
-                } else {
-                    long wait = Math.min(nanos, TIMER_CHECK_NANOS);
-                    nanos -= wait - termination.awaitNanos(wait);
-                }
-            }
-        } finally {
-            mainLock.unlock();
-            if (tookOver) {
-                delays.afterTakeOver();
-            }
-        }
-        Thread me = Thread.currentThread();
-        DelayScheduler d = delays;
-        if (d != null && nanos > 0L && d.thread != me) { // the timer thread ends with the pool (DelayScheduler, rule 5)
-            long start = System.nanoTime();
-            TimeUnit.NANOSECONDS.timedJoin(d.thread, nanos);
-            nanos -= System.nanoTime() - start;
-        }
-        for (int i = 0, n = slots; i < n; i++) {
-            Thread t = workers[i].thread;
-            if (t != null && t != me && nanos > 0L) {
-                long start = System.nanoTime();
-                TimeUnit.NANOSECONDS.timedJoin(t, nanos);
-                nanos -= System.nanoTime() - start;
-            }
-        }
-        return true;
+        return life.awaitTermination(timeout, unit);
+    }
+
+    /** See {@link LifeCycle#terminationFuture()}. */
+    public CompletableFuture<Void> terminationFuture() {
+        return life.terminationFuture();
     }
 
     // ------------------------------------------------------------------ introspection

@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * {@code activeSpares} is at least {@code min(blockedWorkers, maxSpares)} (lowering
  * {@code blockedWorkers} without the lock only widens the margin). Less only while a thread
  * cannot be created, or while every spare slot still holds the thread of a retiring spare:
- * {@link Scheduler#workerExited} frees the slot and tops up again, under the lock. So
+ * {@link LifeCycle#workerExited} frees the slot and tops up again, under the lock. So
  * {@code parallelism} threads stay free to run tasks. A spare whose own deque is empty between
  * two tasks retires ({@link #retire}) if more spares are alive than workers blocked, so a busy
  * pool does not stay above its parallelism once the blocking calls end. An idle spare parks
@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  *       handed on like those of a worker that cannot be replaced. While the pool runs it may
  *       leave without a last search because {@code parallelism} threads not blocked stay, and
  *       search when done (Sleep's proof, fourth case); after shutdown only through
- *       {@link Scheduler#tryRetire}, as the last worker to leave must, so no accepted task is
+ *       {@link LifeCycle#tryRetire}, as the last worker to leave must, so no accepted task is
  *       left queued.</li>
  *   <li><b>After shutdown</b> the queues only need to drain: a worker may retire (queues empty,
  *       under mainLock) only if a thread not blocked in a {@code blocking} call stays, to run
@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  *       {@code mustNotSleep} lets it), and {@link #endBlocking} wakes the sleepers so it can
  *       leave once nobody blocks. A spare is started only if no free thread is left.</li>
  *   <li><b>One thread per slot.</b> A spare slot takes a new thread only once its last thread
- *       left {@link Scheduler#workerExited}, under mainLock, after which that thread touches the
+ *       left {@link LifeCycle#workerExited}, under mainLock, after which that thread touches the
  *       Worker no more; the lock, then {@code Thread.start}, make the old thread's writes
  *       visible to the new one. The deque keeps a single owner.</li>
  *   <li><b>New slots are seen.</b> A slot's Worker and deque are stored before the scheduler's
@@ -176,7 +176,7 @@ final class SpareThreads {
 
     /**
      * Under mainLock: starts a spare thread in a free spare slot, creating the slot if none is
-     * free. A slot is free once its last thread has left {@link Scheduler#workerExited} (under
+     * free. A slot is free once its last thread has left {@link LifeCycle#workerExited} (under
      * this lock), so one Worker never has two threads. If every slot still has a thread (spares
      * retiring but not yet gone), nothing is started.
      */
@@ -231,7 +231,7 @@ final class SpareThreads {
      * while the pool runs, it retires if more spares are alive than workers blocked. Those left
      * are enough to keep {@code parallelism} threads free to run tasks, which is also what lets
      * it leave without a last search (Sleep's proof, fourth case). After shutdown spares leave
-     * only through {@link Scheduler#tryRetire}, which looks at the queues under the lock, as
+     * only through {@link LifeCycle#tryRetire}, which looks at the queues under the lock, as
      * the last worker to leave must (ShutdownSweep, "Nothing lost"); the regular workers may be
      * gone by then.
      */
@@ -247,22 +247,22 @@ final class SpareThreads {
             }
             w.retired = true;
             activeSpares--;
-            s.workerGone();
+            s.life.workerGone();
             return true;
         } finally {
             s.mainLock.unlock();
-            s.fireTermination();
+            s.life.fireTermination();
         }
     }
 
-    /** Under mainLock: a spare retired through {@link Scheduler#tryRetire}. */
+    /** Under mainLock: a spare retired through {@link LifeCycle#tryRetire}. */
     void retiredAfterShutdown() {
         activeSpares--;
     }
 
     /**
      * Under mainLock: the thread of retired spare {@code w} has left
-     * {@link Scheduler#workerExited} and touches the Worker no more, so its slot may take a new
+     * {@link LifeCycle#workerExited} and touches the Worker no more, so its slot may take a new
      * thread; one may be wanted at once.
      */
     void slotFreed(Worker w) {

@@ -503,7 +503,7 @@ public final class Worker implements Runnable {
             if (foreignThread) {
                 CURRENT.remove();
             }
-            scheduler.workerExited(this, normalExit);
+            scheduler.life.workerExited(this, normalExit);
         }
     }
 
@@ -659,7 +659,7 @@ public final class Worker implements Runnable {
                 return t;
             }
             // While the timer holds the pool no worker retires: skip tryRetire's lock then.
-            if (s.isShutdown() && !s.delayHold && s.tryRetire(this)) {
+            if (s.isShutdown() && !s.delayHold && s.life.tryRetire(this)) {
                 leaveSearch();
                 return null;
             }

@@ -29,8 +29,9 @@
  *       {@link io.github.stealpool.internal.Quiescence} (the count of workers idle outside Sleep,
  *       the quiescence check, and waiting for it).</li>
  *   <li><b>Workers and the scheduler.</b> {@link io.github.stealpool.internal.Scheduler}
- *       (submission, the life cycle), built from a
- *       {@link io.github.stealpool.internal.SchedulerConfig};
+ *       (submission), built from a
+ *       {@link io.github.stealpool.internal.SchedulerConfig}; {@code LifeCycle} (the run
+ *       states, shutdown, the workers' ways out, termination, and the timer's hold on the pool);
  *       {@code ShutdownSweep} (the sweeps of shutdown and of late submitters; its comment proves
  *       that no accepted task is lost); {@code SubmissionBound} (the optional bound on queued
  *       outside submissions: a permit per task in the injection queue, and where each is given
@@ -118,6 +119,6 @@
  * job was announced since the snapshot. It wakes when {@code notifyNewJob} picks it, when a
  * submitter hands it a task, or at shutdown; a spare thread parks for at most its keep-alive
  * ({@link io.github.stealpool.internal.Sleep#sleepAtMost}) and then may retire. After shutdown an
- * idle worker retires instead ({@code Scheduler.tryRetire}) once every queue is empty.
+ * idle worker retires instead ({@code LifeCycle.tryRetire}) once every queue is empty.
  */
 package io.github.stealpool.internal;
