@@ -226,7 +226,7 @@ final class LifeCycle {
      * Waits until TERMINATED, then for the worker threads themselves to end. TERMINATED is set
      * by the last worker on its way out ({@link #workerExited}), while its thread still runs
      * (as in {@code ThreadPoolExecutor}); without the joins a thread-leak check right after
-     * {@code close()} could still see it (SoakTest did, once, on JDK 25). The joins share the
+     * {@code close()} could still see it. The joins share the
      * timeout; if it runs out first the answer is still true, the pool having terminated: what
      * may remain is the last thread's way out, and the {@code terminationFuture} actions that
      * run on it. A worker calling this does not wait for itself, nor does the timer thread (a

@@ -91,8 +91,12 @@ class TimerFailureTest {
         s.shutdown(); // applied: the one-shot task stays, and holds the pool
         assertFalse(held.isDone());
         probe.fail.set(true);
-        d.wakeUp();
-        await().dontCatchUncaughtExceptions().atMost(HANG, TimeUnit.SECONDS).until(() -> !d.thread.isAlive());
+        // A wake-up that comes before the timer parks is no post it must see (it parks until
+        // the held task's deadline): wake it until it meets the failing probe and dies.
+        await().dontCatchUncaughtExceptions().atMost(HANG, TimeUnit.SECONDS).until(() -> {
+            d.wakeUp();
+            return !d.thread.isAlive();
+        });
         assertTrue(s.awaitTermination(HANG, TimeUnit.SECONDS), "the hold is released");
         assertTrue(held.isCancelled());
         assertFalse(s.delayHold);
