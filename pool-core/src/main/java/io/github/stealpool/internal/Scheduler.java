@@ -13,8 +13,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The engine behind {@code WorkStealingPool}: the workers, the injection queue, the idle
- * protocol and the life cycle.
+ * The engine behind {@code WorkStealingPool}: the workers, the injection queue and the idle
+ * protocol, and the submission paths into them ({@link LifeCycle} has the life cycle).
  *
  * <h2>Where a task goes</h2>
  * A task submitted by one of this pool's workers is pushed on that worker's deque; any other
