@@ -2,6 +2,7 @@ package io.github.stealpool.it;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.github.stealpool.examples.MetricsDemo;
@@ -16,6 +17,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -30,7 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The metrics against a real Prometheus: Debian's {@code prometheus} (which {@code .ci/run}
  * installs where it can; elsewhere this test is skipped, saying so) scrapes the metrics demo on
  * 127.0.0.1 every second while the demo works, and every query of the Grafana dashboard, and its
- * variables' label queries, must return data.
+ * variables' label queries, must return data. It also loads the alert rules
+ * ({@code examples/prometheus/stealpool-alerts.yml}) and evaluates them every second: each must
+ * evaluate on the real series without error ({@code AlertRulesTest} checks when they fire).
  */
 class RealPrometheusTest {
 
@@ -45,10 +50,15 @@ class RealPrometheusTest {
         assumeTrue(prometheus.isPresent(), "Debian's prometheus is not installed (.ci/run installs it): skipped");
         List<String> queries = dashboardQueries();
         assertFalse(queries.isEmpty());
+        Path rules = RepositoryFiles.findUp(Path.of("examples", "prometheus", "stealpool-alerts.yml"));
+        int alerts = count(Files.readString(rules), "(?m)^\\s*- alert: ");
+        assertTrue(alerts > 0, rules.toString());
 
         try (MetricsDemo demo = MetricsDemo.start("127.0.0.1", 0, 2)) {
             int port = freePort();
             Files.writeString(dir.resolve("prometheus.yml"), "global:\n  scrape_interval: 1s\n"
+                    + "  evaluation_interval: 1s\n"
+                    + "rule_files:\n  - '" + rules.toAbsolutePath() + "'\n"
                     + "scrape_configs:\n  - job_name: stealpool-demo\n    static_configs:\n"
                     + "      - targets: ['127.0.0.1:" + demo.uri().getPort() + "']\n");
             Process server = new ProcessBuilder(prometheus.get().toString(),
@@ -71,8 +81,12 @@ class RealPrometheusTest {
                     pending.removeIf(q -> hasData(http, api, q));
                     return pending.isEmpty();
                 });
-                System.out.printf("real Prometheus (%s): all %d dashboard queries and 3 variable queries returned data%n",
-                        prometheus.get(), queries.size());
+                // Every series is there now: each rule's next evaluation runs on real data.
+                Instant dataSeen = Instant.now();
+                await().atMost(HANG).pollInterval(Duration.ofMillis(500))
+                        .until(() -> rulesEvaluatedSince(http, api, alerts, dataSeen));
+                System.out.printf("real Prometheus (%s): all %d dashboard queries and 3 variable queries returned data,"
+                        + " %d alert rules evaluated%n", prometheus.get(), queries.size(), alerts);
             } finally {
                 server.destroy();
                 if (!server.waitFor(30, TimeUnit.SECONDS)) {
@@ -102,6 +116,47 @@ class RealPrometheusTest {
             Thread.currentThread().interrupt();
             return false;
         }
+    }
+
+    /**
+     * True once all {@code alerts} rules were last evaluated after {@code since}, without error;
+     * an error (a PromQL expression that fails on real series, such as a many-to-many match)
+     * fails the test.
+     */
+    private static boolean rulesEvaluatedSince(HttpClient http, URI api, int alerts, Instant since) {
+        try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(api.resolve("rules?type=alert")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            String body = r.body();
+            if (r.statusCode() != 200) {
+                throw new AssertionError("rules -> HTTP " + r.statusCode() + ": " + body);
+            }
+            if (body.contains("\"health\":\"err\"")) {
+                throw new AssertionError("an alert rule failed to evaluate: " + body);
+            }
+            List<Instant> evaluated = new ArrayList<>();
+            Matcher m = Pattern.compile("\"lastEvaluation\":\"([^\"]+)\"").matcher(body);
+            while (m.find()) {
+                evaluated.add(OffsetDateTime.parse(m.group(1)).toInstant());
+            }
+            // The group's lastEvaluation is there too, and counts alike.
+            return count(body, "\"health\":\"ok\"") == alerts && evaluated.size() > alerts
+                    && evaluated.stream().allMatch(t -> t.isAfter(since));
+        } catch (java.io.IOException e) {
+            return false; // the server is still starting
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static int count(String text, String regex) {
+        Matcher m = Pattern.compile(regex).matcher(text);
+        int n = 0;
+        while (m.find()) {
+            n++;
+        }
+        return n;
     }
 
     /** The dashboard's queries, with its variables set to "all" and a 10 s rate window. */
