@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Nothing lost</h2>
  * The workers' ways out keep {@link ShutdownSweep}'s rules: {@link #tryRetire} only with every
- * queue empty, and {@link #workerExited} leaves the deque alone but for a dead worker's
- * hand-off before STOP.
+ * queue empty, and {@link #workerExited} hands a dead worker's deque on before STOP and
+ * settles the deque of one exiting after STOP ({@link ShutdownSweep#settleExit}); it leaves
+ * it alone otherwise.
  *
  * <h2>The timer's hold</h2>
  * From the timer's start ({@link #startDelays}) until it lets go ({@link #delaysFinished}) no
@@ -129,6 +130,8 @@ final class LifeCycle {
                     pool.injection.requeue(t); // no submission: never refused by the bound
                 }
                 pool.sleep.notifyNewJob();
+            } else if (pool.runState >= STOP) {
+                pool.sweep.settleExit(w.deque); // forks the sweep could not see (rule 2)
             }
             if (w.spare) {
                 pool.spares.exitedUnretired(w); // a spare that died leaves a blocked worker uncovered

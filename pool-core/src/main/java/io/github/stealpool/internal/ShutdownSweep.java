@@ -31,17 +31,29 @@ import org.slf4j.LoggerFactory;
  *       pushes the rest onto its deque while it holds the stripe's lock, which the sweeps take
  *       too, so a sweep finds each task of the batch in the stripe or in that deque; the
  *       batch's first task the worker runs, whatever the run state.</li>
- *   <li><b>A worker that exits never touches its deque</b> (its last task is done, and it
- *       holds none). Whatever is left there stays where the sweeps look. Reason: an exit
- *       path that took tasks out and put them back without the lock would hide them from a
- *       sweep running in between ({@code ShutdownRaceTest} forces that interleaving).</li>
- *   <li><b>No fork is left behind with nobody to abandon it</b>, which is what made the exit
- *       path touch the deque: {@link Worker#fork} checks the run state after its push, as
- *       {@code Scheduler.execute} does, and takes the fork back itself if it sees STOP. If it
- *       cannot (someone took it between its push and its check), the taker was a thief, which
- *       runs it, or a sweep, which abandons it: a late submitter's sweep too, which is why that
- *       one abandons fork/join pieces instead of putting them back (put back after STOP, nobody
- *       would ever run or cancel them, and their joiner would wait forever).</li>
+ *   <li><b>A worker that exits settles its deque only under {@code mainLock}, and only after
+ *       STOP</b> ({@link #settleExit}; before STOP a dead worker hands its deque on, rule 1, and
+ *       a retiring one has nothing left). STOP is stored and swept in one hold of that lock,
+ *       and the exiting worker saw STOP, so it settles after the sweep. It takes everything
+ *       left, with the deque's own atomic steps, abandons the fork/join pieces, as the sweep
+ *       would, and puts the plain tasks back for their submitters (below: after the sweep a
+ *       plain task in a queue belongs to a late submitter), as {@link #settleLate} does.
+ *       Reason for the lock: an exit path that took tasks out and put them back without it
+ *       would hide them from a late submitter's sweep running in between
+ *       ({@code ShutdownRaceTest} forces the exit against {@code shutdownNow}'s sweep).</li>
+ *   <li><b>No fork is left behind with nobody to abandon it.</b> A fork onto an empty deque
+ *       is fenced, and checks the run state after its push, as {@code Scheduler.execute} does:
+ *       if it sees RUNNING the sweep sees the push; if it sees STOP it takes the fork back
+ *       itself. If it cannot (someone took it between its push and its check), the taker was
+ *       a thief, which runs it, or a sweep, which abandons it: a late submitter's sweep too,
+ *       which is why that one abandons fork/join pieces instead of putting them back (put
+ *       back after STOP, nobody would ever run or cancel them, and their joiner would wait
+ *       forever). A fork onto a deque that holds work has no fence ({@link Worker#fork}), so
+ *       the sweep may miss it while its check still reads RUNNING. Then its owner has it: the
+ *       owner is running the task that forked it and either joins it (a join pops its own
+ *       forks first, and runs them, as a thief would) or returns to its loop, sees STOP and
+ *       exits, settling the fork by rule 2. A fork is pushed only by its owner, so no other
+ *       thread leaves one where nobody looks.</li>
  * </ol>
  * <b>Submissions racing with shutdown.</b> A submitter checks {@code runState} before it
  * publishes (to reject tasks that come after shutdown) and, unless it handed its task to a
@@ -65,8 +77,8 @@ import org.slf4j.LoggerFactory;
  *   <li>STOP or TERMINATED: idle workers no longer look for tasks (one that began a search
  *       before STOP, or one waiting inside a join, may still take a task, and by rule 1 runs
  *       it), and whatever plain task is queued after {@code shutdownNow}'s sweep belongs to a
- *       submitter in the same position (rules 2 and 3: no exiting worker and no fork left it
- *       there). The submitter sweeps the injection queue and every deque (a worker may have
+ *       submitter in the same position (rules 2 and 3: an exiting worker puts back only
+ *       such tasks, and a fork is settled by its owner). The submitter sweeps the injection queue and every deque (a worker may have
  *       moved its task into a deque with a batch, and may have exited since), rejects its task
  *       if it finds it, abandons fork/join pieces (a fork in transit, or another late
  *       submitter's Task, which is then accepted and cancelled, as {@code shutdownNow} treats
@@ -149,6 +161,29 @@ final class ShutdownSweep {
         } finally {
             s.mainLock.unlock();
         }
+    }
+
+    /**
+     * Rule 2: a worker exits after STOP, under mainLock (so after shutdownNow's sweep). Abandons
+     * the fork/join pieces left in its deque (forks the sweep could not see, rule 3) and puts
+     * the plain tasks back in the injection queue for their late submitters to find, as
+     * {@link #settleLate} does.
+     */
+    void settleExit(ChaseLevDeque<Runnable> deque) {
+        Scheduler s = scheduler;
+        List<Runnable> left = new ArrayList<>();
+        for (Runnable t; (t = deque.pop()) != null; ) { // the owner's own thread
+            left.add(t);
+        }
+        if (left.isEmpty()) {
+            return;
+        }
+        List<Runnable> pieces = takeForkJoinPieces(left);
+        s.statistics.offersNotSubmitted += left.size(); // each offer repeats one counted before
+        for (Runnable r : left) {
+            s.injection.requeue(r);
+        }
+        abandonAll(pieces);
     }
 
     /** Removes the fork/join pieces ({@link ForkedJob#isForkJoinPiece}) from {@code swept} and returns them. */

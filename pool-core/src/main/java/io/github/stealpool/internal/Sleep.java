@@ -115,6 +115,24 @@ import java.util.function.Consumer;
  * relies on it (it takes the lock only with {@code tryLock}, gives up when it is busy, and never
  * throws).
  *
+ * <h2>Forks onto a deque that holds work</h2>
+ * A worker's fork onto its own deque when that deque already holds work is pushed with no
+ * fence, and its {@link #notifyNewJob()} may read {@code ctl} before the push is visible: it is
+ * no post in the proof below, whose "jobs" are everything else (submissions, forks onto an empty
+ * deque, a worker's {@code execute}, batches moved into a deque). Such a fork never waits for a
+ * sleeper: its owner is awake, running the task that forked it, and runs it (a join pops its own
+ * forks first; a task that returns leaves it to the owner's loop) or, after {@code shutdownNow},
+ * abandons it on its way out (ShutdownSweep, rule 3). A thief is a gain in parallelism, not a
+ * condition of progress, and in practice one comes: the deque became non-empty through a post
+ * (its first fork, fenced), whose notice woke or found a searcher, which steals from the top,
+ * and a steal that leaves tasks behind wakes one more ("Spreading a computation"). Only an owner
+ * that stops running tasks while its deque holds some would leave them waiting for thieves
+ * alone; it does so only in a blocking call or a join past its depth bound, and both first
+ * fence the deque and notify ({@code Worker.publishForks}), which makes its forks posts from
+ * there on. A task that blocks any other way (a lock, a latch, I/O outside
+ * {@code blocking}) on work it forked is outside this guarantee, as it is in
+ * {@code ForkJoinPool}, which signals a push only onto an empty queue.
+ *
  * <h2>Handing a job to the worker woken for it</h2>
  * A thread outside the pool with a job to post, that finds the pool idle (as many sleepers as
  * its parallelism, nobody searching) and its most recent sleeper an idle worker parked for at least
@@ -208,7 +226,8 @@ import java.util.function.Consumer;
  *       Either way W looks, or somebody else does the work of the look.</li>
  * </ul>
  * So no worker stays asleep while a job posted before its sleep waits for it, unless other
- * workers, awake, will search after that job's publication.
+ * workers, awake, will search after that job's publication. (A fork onto a deque that holds
+ * work is no post: its owner is awake and takes it; see "Forks onto a deque that holds work".)
  *
  * <h2>Orderings</h2>
  * {@code ctl}: volatile reads and atomic updates (sequentially consistent; the proof needs the

@@ -185,21 +185,16 @@ public final class Worker implements Runnable {
     /**
      * Called on this worker's thread by the task it runs: pushes {@code job} on the deque and
      * announces it. Accepted after {@code shutdown}, so running computations can finish; after
-     * {@code shutdownNow} the job is abandoned (cancelled) at once, so they end quickly instead.
+     * {@code shutdownNow} the job is abandoned (cancelled), so they end quickly instead.
      *
-     * <p>The stop check comes after the push, separated from it by a full fence, as in
-     * {@code Scheduler.execute}: if it sees the pool still running, the push precedes
-     * {@code shutdownNow}'s STOP store, so its sweep finds the job (or a thief took it and runs
-     * it); if it sees STOP, this thread takes the job back itself. Either way no fork is left in
-     * a deque after the sweep with nobody to run or abandon it, which is what lets an exiting
-     * worker leave its deque alone (ShutdownSweep, "Nothing lost").
-     *
-     * <p>The same fence is the publication {@link Sleep#notifyNewJob()} needs, and a large part of
-     * what a fork costs (docs/lab/ruled-out.md, "Dropping the fork's fence", has the figures and
-     * {@code ForkJoinPool}'s history with it). {@code ForkJoinPool} pays the same: its push is
-     * fully fenced on JDK 17 and 25. Doing without the fence here would need both uses
-     * replaced: a way for shutdownNow to reach forks it cannot see, and wake-ups that no such
-     * race can lose (Sleep).
+     * <p>A push onto an empty deque is fenced: a full fence between it and the reads of the run
+     * state and of Sleep's {@code ctl}, as in {@code Scheduler.execute}. That push is what a
+     * sleeper's last search and {@code shutdownNow}'s sweep must see (both Dekker pairs). A push
+     * onto a deque that holds work is not: a fence per fork is a large part of what a fork costs
+     * (docs/lab/fork-fence.md), and such a fork never waits for a sleeper. Its owner is awake and
+     * runs it (a join pops it) or, exiting after {@code shutdownNow}, abandons it
+     * (ShutdownSweep, "Nothing lost", rule 3); a thief is a bonus (Sleep, "Forks onto a deque
+     * that holds work").
      */
     public void fork(ForkedJob job) {
         forkPiece(job);
@@ -218,7 +213,9 @@ public final class Worker implements Runnable {
 
     private void forkPiece(Runnable job) {
         boolean alone = deque.push(job);
-        VarHandle.fullFence(); // the push (a release store) before the read of runState (Dekker)
+        if (alone) {
+            VarHandle.fullFence(); // the push (a release store) before the reads below (Dekker)
+        }
         if (scheduler.isStopping()) {
             if (deque.tryUnpush(job)) {
                 ForkedJob.abandonPiece(job);
@@ -231,7 +228,9 @@ public final class Worker implements Runnable {
             return;
         }
         stats.incSubmitted();
-        scheduler.sleep.notifyNewJob(); // the fence above is the publication Sleep requires
+        // After the fence, the notice Sleep's proof relies on; without it, a hint that may
+        // read ctl before the push is visible (Sleep, "Forks onto a deque that holds work").
+        scheduler.sleep.notifyNewJob();
         if (alone) {
             scheduler.sleep.spread(); // a computation fans out (Sleep, "Spreading a computation")
         }
@@ -242,6 +241,7 @@ public final class Worker implements Runnable {
      * scheduler for a spare thread to stand in for this one until {@link #endBlocking}.
      */
     public void beginBlocking() {
+        publishForks();
         // The depth first: a ThreadFactory that itself calls blocking() on this thread while
         // the spare is created nests instead of recursing.
         if (blockingDepth++ == 0) {
@@ -251,6 +251,20 @@ public final class Worker implements Runnable {
                 blockingDepth--;
                 throw e;
             }
+        }
+    }
+
+    /**
+     * Before this worker's thread blocks with tasks in its deque (a blocking call, a join past
+     * its depth bound): forks pushed onto a deque that held work carried no fence and no
+     * notice that Sleep relies on, and the owner will not take them while it blocks; fence and
+     * announce them now, so a sleeper comes for them if none is searching (Sleep, "Forks onto a
+     * deque that holds work").
+     */
+    private void publishForks() {
+        if (!deque.isEmpty()) {
+            VarHandle.fullFence();
+            scheduler.sleep.notifyNewJob();
         }
     }
 
@@ -369,6 +383,7 @@ public final class Worker implements Runnable {
                     continue;
                 }
                 if (!mayScan) {
+                    publishForks(); // older tasks below the floor wait for thieves meanwhile
                     boolean wasRunning = stats.running(); // not when a retiring worker joins
                     stats.setRunning(false);
                     try {
@@ -531,7 +546,8 @@ public final class Worker implements Runnable {
     private boolean runNext() {
         final Scheduler s = scheduler;
         if (s.isStopping()) {
-            // Leave the deque as it is: see ShutdownSweep, "Nothing lost".
+            // The deque is settled on the way out, under mainLock, after shutdownNow's sweep
+            // (LifeCycle.workerExited; ShutdownSweep, "Nothing lost", rule 2).
             s.probe.workerExitingAfterStop(this);
             return false;
         }

@@ -186,6 +186,52 @@ class ShutdownRaceTest {
     }
 
     /**
+     * A fork onto a deque that holds work has no fence (Worker.fork), so {@code shutdownNow}'s
+     * sweep may miss it while the forker's check still reads RUNNING. Forced here by pushing
+     * onto the worker's deque from its running task after the sweep, with no check at all: the
+     * owner then settles its deque as it exits after STOP (ShutdownSweep, rules 2 and 3),
+     * under mainLock: the fork is cancelled, so its joiner is released, and a plain task (a late
+     * submitter's, the only kind a worker's deque holds after the sweep) goes back to the queue
+     * for its submitter to settle. Without the exit's settling the fork stays un-cancelled in
+     * the deque of a thread that has gone.
+     */
+    @Test
+    void aForkTheSweepCouldNotSeeIsCancelledByItsOwnerOnItsWayOut() throws Exception {
+        Scheduler s = new Scheduler(SchedulerConfig.basic(1, "race", 8, 0));
+        CountDownLatch swept = new CountDownLatch(1);
+        s.start();
+        Task<String> unseen = new Task<>() {
+            @Override
+            protected String compute() {
+                return "must not run after shutdownNow";
+            }
+        };
+        Set<String> ran = new HashSet<>();
+        Runnable plain = new Named("plain", ran, () -> { });
+        CountDownLatch started = new CountDownLatch(1);
+        s.execute(() -> {
+            started.countDown();
+            await(swept, "shutdownNow to return");
+            s.deques[0].push(plain); // a late submitter's task, below the fork
+            s.deques[0].push(unseen); // the owner's thread: a fork nobody saw
+            // returns without joining: the worker's loop sees STOP and exits
+        });
+        await(started, "the task to start");
+        assertTrue(s.shutdownNow().isEmpty());
+        swept.countDown();
+        assertTrue(s.awaitTermination(HANG, TimeUnit.SECONDS));
+        assertTrue(unseen.isCancelled(), String.valueOf(unseen));
+        assertEquals(0, s.deques[0].size(), "the exiting owner settled its deque");
+        assertEquals(1, s.queuedTasks(), "the plain task is back in the queue for its submitter");
+        assertThrows(RejectedExecutionException.class, () -> s.settleLate(plain, false),
+                "its submitter finds it there and rejects it");
+        assertEquals(0, s.queuedTasks());
+        synchronized (ran) {
+            assertTrue(ran.isEmpty(), "nothing ran after shutdownNow: " + ran);
+        }
+    }
+
+    /**
      * A late submitter settling after {@code shutdownNow} sweeps every queue. A fork/join piece
      * it finds there (here a fork in transit: pushed by a worker that has not yet re-checked
      * the run state, standing on the deque of a worker that has exited) must be cancelled, not

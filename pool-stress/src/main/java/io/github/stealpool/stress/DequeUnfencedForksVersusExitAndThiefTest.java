@@ -1,0 +1,54 @@
+package io.github.stealpool.stress;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+import io.github.stealpool.internal.ChaseLevDeque;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.III_Result;
+
+/**
+ * A worker's forks onto a deque that holds work carry no fence (Worker.fork), and a worker
+ * exiting after STOP settles what is left by popping it (ShutdownSweep, rules 2 and 3), while a
+ * thief (or a sweep, which takes the same way) may steal from the top. Here the owner pushes two
+ * elements with no fence, then pops until empty as the exit does; the thief steals once. Each
+ * element must be taken exactly once, by one side. Results: a mask of what the owner took
+ * (bit 1 for element 1, bit 2 for element 2; 8 if it took one twice), what the thief took
+ * (0 for nothing), elements left.
+ */
+@JCStressTest
+@Outcome(id = "6, 0, 0", expect = ACCEPTABLE, desc = "the thief came too early or too late: the owner took both")
+@Outcome(id = "4, 1, 0", expect = ACCEPTABLE, desc = "the thief took the older from the top, the owner the newer")
+@Outcome(expect = FORBIDDEN, desc = "an element taken twice, lost, or taken from the wrong end")
+@State
+public class DequeUnfencedForksVersusExitAndThiefTest {
+
+    private final ChaseLevDeque<Integer> deque = new ChaseLevDeque<>();
+
+    @Actor
+    public void ownerForksThenExits(III_Result r) {
+        deque.push(1);
+        deque.push(2);
+        int mask = 0;
+        for (Integer e; (e = deque.pop()) != null; ) {
+            int bit = 1 << e;
+            mask = (mask & bit) != 0 ? mask | 8 : mask | bit;
+        }
+        r.r1 = mask;
+    }
+
+    @Actor
+    public void thief(III_Result r) {
+        Integer e = deque.steal();
+        r.r2 = e == null ? 0 : e;
+    }
+
+    @Arbiter
+    public void left(III_Result r) {
+        r.r3 = deque.size();
+    }
+}
