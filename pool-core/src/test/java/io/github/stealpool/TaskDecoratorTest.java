@@ -30,8 +30,8 @@ import org.junit.jupiter.api.function.Executable;
  * outside and from a worker; fork/join work is not; the futures, failures, interrupts and
  * {@code shutdownNow} stay the pool's; a decorator that throws or returns null fails the
  * submitter and leaves the pool as it was. A plain {@code ThreadLocal} stands for the context
- * here; the root {@code ContextPropagationTest} uses SLF4J's MDC and Micrometer's library.
- * Latches and Awaitility-free bounded waits only detect hangs.
+ * here; examples-spring's {@code ContextPropagationTest} uses SLF4J's MDC and Micrometer's
+ * library. Bounded waits on latches only detect hangs.
  */
 class TaskDecoratorTest {
 
