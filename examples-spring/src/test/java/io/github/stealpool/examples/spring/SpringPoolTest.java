@@ -50,6 +50,8 @@ class SpringPoolTest {
         MeterRegistry registry = context.getBean(MeterRegistry.class);
         try {
             assertSame(pool, context.getBean(ExecutorService.class), "injectable as an ExecutorService");
+            // An Executor bean makes Boot back off its own applicationTaskExecutor (docs/spring.md).
+            assertFalse(context.containsBean("applicationTaskExecutor"));
             assertEquals(2, pool.parallelism());
             assertEquals(2.0, registry.get("executor.parallelism").tag("name", PoolApplication.POOL_NAME)
                     .gauge().value());
