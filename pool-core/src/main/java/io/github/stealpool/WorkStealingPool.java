@@ -496,7 +496,9 @@ public final class WorkStealingPool extends AbstractExecutorService
 
     /**
      * Stops the pool: no new tasks, queued ones are not run, running ones are interrupted.
-     * Returns the tasks submitted with {@code execute}/{@code submit} that never started.
+     * Returns the tasks submitted with {@code execute}/{@code submit} that never started, as
+     * they were submitted (the futures of {@code submit}; not the forms a
+     * {@linkplain Builder#taskDecorator task decorator} gave them).
      * Fork/join pieces (forked or submitted {@link Task}s, the halves of {@link #join}, tasks
      * spawned in a {@link Scope}) are cancelled instead, so whoever waits for them gets a
      * {@link java.util.concurrent.CancellationException}, and forks made after this call are

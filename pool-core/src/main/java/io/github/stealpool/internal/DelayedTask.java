@@ -159,8 +159,8 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
      * once, in the thread that scheduled it, as Spring's {@code ThreadPoolTaskScheduler} does,
      * and handed to the workers in that form ({@link DecoratedTask}) every time it is due, so a
      * periodic task runs each period inside the same decorated {@code Runnable}. The decorator
-     * gets the task itself (this future) to wrap. Four bytes more than an undecorated entry,
-     * and only in a pool that decorates.
+     * gets the task itself (this future) to wrap. One reference more than an undecorated
+     * entry, and only in a pool that decorates.
      */
     static final class Decorated<V> extends DelayedTask<V> {
 
