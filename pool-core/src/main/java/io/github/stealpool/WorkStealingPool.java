@@ -1,5 +1,6 @@
 package io.github.stealpool;
 
+import io.github.stealpool.internal.DecoratedTask;
 import io.github.stealpool.internal.DelayScheduler;
 import io.github.stealpool.internal.Failures;
 import io.github.stealpool.internal.Join;
@@ -43,6 +44,7 @@ import java.util.function.LongToDoubleFunction;
 import java.util.function.LongUnaryOperator;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * A work-stealing thread pool: a drop-in {@link ExecutorService} that is faster than
@@ -82,6 +84,9 @@ import java.util.function.Supplier;
  *   <li>Delayed and periodic tasks ({@link ScheduledExecutorService}) behave as in
  *       {@link java.util.concurrent.ScheduledThreadPoolExecutor} with its defaults, and run
  *       on the workers: see {@link #schedule(Runnable, long, TimeUnit)}.</li>
+ *   <li>A {@linkplain Builder#taskDecorator task decorator}, as Spring's
+ *       {@code TaskDecorator}, wraps each submitted task in the submitting thread, to carry
+ *       its context ({@code ThreadLocal}s, a logging MDC) to the worker.</li>
  * </ul>
  *
  * <p>{@link #common()} is a pool shared by the whole JVM, created on first use, where
@@ -125,11 +130,17 @@ public final class WorkStealingPool extends AbstractExecutorService
     private final long maxBatch;
     /** True for {@link #common()}, which ignores shutdown requests. */
     private final boolean common;
+    /**
+     * {@link Builder#taskDecorator}, or null: then a submission pays this one null check, and
+     * forks never read it.
+     */
+    private final UnaryOperator<Runnable> taskDecorator;
 
     private WorkStealingPool(Builder b) {
         this.minBatch = b.minBatch;
         this.maxBatch = b.maxBatch;
         this.common = b.common;
+        this.taskDecorator = b.taskDecorator;
         String name = b.threadNamePrefix != null
                 ? b.threadNamePrefix
                 : "stealpool-" + POOL_IDS.incrementAndGet();
@@ -326,7 +337,10 @@ public final class WorkStealingPool extends AbstractExecutorService
         if (command instanceof Task) {
             executeTask((Task<?>) command);
         } else {
-            scheduler.execute(command);
+            UnaryOperator<Runnable> d = taskDecorator;
+            // Every submit, invokeAll and invokeAny comes here with its future: decorated in the
+            // submitting thread, before anything is queued or counted (Builder.taskDecorator).
+            scheduler.execute(d == null ? command : DecoratedTask.entry(d, command));
         }
     }
 
@@ -482,7 +496,9 @@ public final class WorkStealingPool extends AbstractExecutorService
 
     /**
      * Stops the pool: no new tasks, queued ones are not run, running ones are interrupted.
-     * Returns the tasks submitted with {@code execute}/{@code submit} that never started.
+     * Returns the tasks submitted with {@code execute}/{@code submit} that never started, as
+     * they were submitted (the futures of {@code submit}; not the forms a
+     * {@linkplain Builder#taskDecorator task decorator} gave them).
      * Fork/join pieces (forked or submitted {@link Task}s, the halves of {@link #join}, tasks
      * spawned in a {@link Scope}) are cancelled instead, so whoever waits for them gets a
      * {@link java.util.concurrent.CancellationException}, and forks made after this call are
@@ -1122,7 +1138,7 @@ public final class WorkStealingPool extends AbstractExecutorService
     public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
         Objects.requireNonNull(command, "command");
         Objects.requireNonNull(unit, "unit");
-        return scheduler.delays().schedule(command, delay, unit, true);
+        return scheduler.delays().schedule(command, delay, unit, true, taskDecorator);
     }
 
     /**
@@ -1141,7 +1157,7 @@ public final class WorkStealingPool extends AbstractExecutorService
     public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
         Objects.requireNonNull(callable, "callable");
         Objects.requireNonNull(unit, "unit");
-        return scheduler.delays().schedule(callable, delay, unit);
+        return scheduler.delays().schedule(callable, delay, unit, taskDecorator);
     }
 
     /**
@@ -1170,7 +1186,7 @@ public final class WorkStealingPool extends AbstractExecutorService
         if (period <= 0L) {
             throw new IllegalArgumentException("period must be positive: " + period);
         }
-        return scheduler.delays().schedulePeriodic(command, initialDelay, period, unit, true);
+        return scheduler.delays().schedulePeriodic(command, initialDelay, period, unit, true, taskDecorator);
     }
 
     /**
@@ -1195,7 +1211,7 @@ public final class WorkStealingPool extends AbstractExecutorService
         if (delay <= 0L) {
             throw new IllegalArgumentException("delay must be positive: " + delay);
         }
-        return scheduler.delays().schedulePeriodic(command, initialDelay, delay, unit, false);
+        return scheduler.delays().schedulePeriodic(command, initialDelay, delay, unit, false, taskDecorator);
     }
 
     /**
@@ -1240,6 +1256,9 @@ public final class WorkStealingPool extends AbstractExecutorService
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(unit, "unit");
         TimeLimitedTask<T> t = new TimeLimitedTask<>(task, timeoutAction, scheduler);
+        if (taskDecorator != null) {
+            t.decorate(taskDecorator); // before the timer's entry: a failure leaves nothing behind
+        }
         DelayScheduler d = scheduler.delays();
         if (timeoutAction == null) {
             t.timeout = d.scheduleOnTimer(t::timedOut, timeout, unit); // no user code: on the timer
@@ -1250,7 +1269,7 @@ public final class WorkStealingPool extends AbstractExecutorService
                 } catch (Throwable e) {
                     scheduler.reportFailure(t, e);
                 }
-            }, timeout, unit, false);
+            }, timeout, unit, false, taskDecorator); // user code on a worker: decorated too
         }
         try {
             executeTask(t);
@@ -1282,6 +1301,7 @@ public final class WorkStealingPool extends AbstractExecutorService
         private int maxQueuedSubmissions; // 0: unbounded
         private SaturationPolicy saturationPolicy = SaturationPolicy.ABORT;
         private boolean cancelDelayedTasksOnShutdown;
+        private UnaryOperator<Runnable> taskDecorator;
         /** Set only for {@link WorkStealingPool#common()}: the pool ignores shutdown requests. */
         private boolean common;
 
@@ -1448,6 +1468,72 @@ public final class WorkStealingPool extends AbstractExecutorService
          */
         public Builder cancelDelayedTasksOnShutdown(boolean cancel) {
             this.cancelDelayedTasksOnShutdown = cancel;
+            return this;
+        }
+
+        /**
+         * Wraps every task submitted through the {@link ExecutorService} and
+         * {@link ScheduledExecutorService} methods, as Spring's {@code TaskDecorator} does for
+         * its executors: {@code decorator} is called in the submitting thread with the task and
+         * returns the {@code Runnable} that a worker runs in its place. So it can capture what
+         * the submitter holds in {@code ThreadLocal}s (a logging MDC, a tracing or security
+         * context) and restore it around the task on the worker. With Micrometer's
+         * context-propagation library:
+         *
+         * <pre>{@code
+         * ContextSnapshotFactory snapshots = ContextSnapshotFactory.builder().build();
+         * WorkStealingPool pool = WorkStealingPool.builder()
+         *         .taskDecorator(task -> snapshots.captureAll().wrap(task))
+         *         .build();
+         * }</pre>
+         *
+         * <p><b>What is decorated</b>, from any thread, the pool's own workers included (a task
+         * that submits more work passes its context on): {@code execute} and the
+         * {@code submit}s of a {@code Runnable} or {@code Callable} (the decorator gets the
+         * future, whose run runs the task, as under Spring's {@code ThreadPoolTaskExecutor});
+         * each task of {@code invokeAll} and {@code invokeAny}; the {@code schedule} methods,
+         * once, when the task is scheduled (a periodic task runs every period inside the same
+         * decorated {@code Runnable}, as under Spring's {@code ThreadPoolTaskScheduler}); and
+         * {@code submitWithTimeout}'s call and timeout action. A task run by its submitter under
+         * {@link SaturationPolicy#CALLER_RUNS} runs decorated too.
+         *
+         * <p><b>What is not</b>: fork/join work, that is every {@link Task} (forked, invoked,
+         * or given to {@code submit} or {@code execute}), the halves of
+         * {@link WorkStealingPool#join}, the tasks of a {@link Scope} and range loops. A
+         * computation runs in forks, most of them on workers that stole them: decorating its
+         * root alone would give the context to some of its pieces and not to others, depending
+         * on who steals what, and decorating every fork would cost each one a capture and an
+         * allocation on the pool's fastest path. A fork runs with whatever its thread holds at
+         * the time. A computation that needs the context captures it once and opens it in each
+         * piece (docs/context-propagation.md shows how).
+         *
+         * <p><b>Futures and failures</b> are the pool's as without a decorator: a
+         * {@code submit} returns the pool's future, whose {@code cancel(true)} interrupts the
+         * worker running the decorated {@code Runnable} and whose {@code get} reports the
+         * task's failure; a failure under {@code execute} goes to the
+         * {@linkplain #uncaughtExceptionHandler handler} as it leaves the decorated
+         * {@code Runnable}. {@link WorkStealingPool#shutdownNow()} returns the tasks as they
+         * were submitted (the futures of {@code submit}), not their decorated forms, so that
+         * they can be cancelled, as Spring's executor cancels decorated tasks at shutdown.
+         *
+         * <p>The decorated {@code Runnable} must restore what the thread held before it, not
+         * clear it: a worker that waits in a join or in {@code Future.get()} runs other tasks
+         * on top of the waiting one, on the same thread, so one decorated task may run inside
+         * another. Micrometer's {@code ContextSnapshot.wrap} restores.
+         *
+         * <p>If the decorator throws, the submitter gets its exception as it is; if it returns
+         * null, a {@link NullPointerException} saying so. Either way this happens before the
+         * task is queued or counted: nothing runs, and the pool is left as it was (no room of
+         * {@link #maxQueuedSubmissions} taken, no delayed task pending). Default: none, and
+         * then a submission costs one null check more.
+         *
+         * @param decorator called in the submitting thread with each task; returns what a
+         *                  worker runs in its place, which must run the task (once per call)
+         * @return this builder
+         * @throws NullPointerException if {@code decorator} is null
+         */
+        public Builder taskDecorator(UnaryOperator<Runnable> decorator) {
+            this.taskDecorator = Objects.requireNonNull(decorator, "taskDecorator");
             return this;
         }
 

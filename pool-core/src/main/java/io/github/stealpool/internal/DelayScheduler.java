@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.UnaryOperator;
 import org.jctools.queues.varhandle.MpscUnboundedVarHandleArrayQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -219,19 +220,31 @@ public final class DelayScheduler {
         return System.nanoTime() + Math.min(Math.max(delayNanos, 0L), MAX_DELAY);
     }
 
-    /** A one-shot task running {@code callable} after {@code delay}, handed to the timer. */
-    public <V> DelayedTask<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
-        DelayedTask<V> t = new DelayedTask<>(this, callable, deadline(unit.toNanos(delay)), 0L,
-                sequencer.getAndIncrement());
+    /**
+     * A one-shot task running {@code callable} after {@code delay}, handed to the timer;
+     * decorated first by {@code decorator} unless it is null. Here and below the decorator
+     * runs before anything is counted or handed over, so one that throws leaves the timer as
+     * it was.
+     */
+    public <V> DelayedTask<V> schedule(Callable<V> callable, long delay, TimeUnit unit,
+                                       UnaryOperator<Runnable> decorator) {
+        long time = deadline(unit.toNanos(delay));
+        DelayedTask<V> t = decorator == null
+                ? new DelayedTask<>(this, callable, time, 0L, sequencer.getAndIncrement())
+                : new DelayedTask.Decorated<>(this, callable, time, 0L, sequencer.getAndIncrement())
+                        .decorate(decorator);
         scheduledOnce.increment();
         submit(t);
         return t;
     }
 
-    /** A one-shot task running {@code runnable} after {@code delay}; not counted as scheduled when {@code !counted}. */
-    public DelayedTask<Void> schedule(Runnable runnable, long delay, TimeUnit unit, boolean counted) {
-        DelayedTask<Void> t = new DelayedTask<>(this, runnable, null, deadline(unit.toNanos(delay)), 0L,
-                sequencer.getAndIncrement());
+    /**
+     * A one-shot task running {@code runnable} after {@code delay}, decorated first unless
+     * {@code decorator} is null; not counted as scheduled when {@code !counted}.
+     */
+    public DelayedTask<Void> schedule(Runnable runnable, long delay, TimeUnit unit, boolean counted,
+                                      UnaryOperator<Runnable> decorator) {
+        DelayedTask<Void> t = newTask(runnable, deadline(unit.toNanos(delay)), 0L, decorator);
         if (counted) {
             scheduledOnce.increment();
         }
@@ -255,13 +268,23 @@ public final class DelayScheduler {
      * the end of a run and the start of the next.
      */
     public DelayedTask<Void> schedulePeriodic(Runnable runnable, long initialDelay, long period,
-                                              TimeUnit unit, boolean fixedRate) {
+                                              TimeUnit unit, boolean fixedRate,
+                                              UnaryOperator<Runnable> decorator) {
         long p = Math.min(unit.toNanos(period), MAX_DELAY);
-        DelayedTask<Void> t = new DelayedTask<>(this, runnable, null, deadline(unit.toNanos(initialDelay)),
-                fixedRate ? p : -p, sequencer.getAndIncrement());
+        DelayedTask<Void> t = newTask(runnable, deadline(unit.toNanos(initialDelay)),
+                fixedRate ? p : -p, decorator);
         scheduledRepetitively.increment();
         submit(t);
         return t;
+    }
+
+    /** A new entry running {@code runnable}, decorated unless {@code decorator} is null. */
+    private DelayedTask<Void> newTask(Runnable runnable, long time, long period,
+                                      UnaryOperator<Runnable> decorator) {
+        return decorator == null
+                ? new DelayedTask<>(this, runnable, null, time, period, sequencer.getAndIncrement())
+                : new DelayedTask.Decorated<Void>(this, runnable, null, time, period,
+                        sequencer.getAndIncrement()).decorate(decorator);
     }
 
     private void submit(DelayedTask<?> t) {
@@ -626,7 +649,7 @@ public final class DelayScheduler {
                 continue;
             }
             try {
-                pool.executeDelayed(t);
+                pool.executeDelayed(t.entry()); // the task, or its decorated form
             } catch (Throwable e) {
                 if (!(e instanceof RejectedExecutionException)) {
                     LOG.error("{}: could not hand {} to the workers; cancelled", pool.name(), t, e);

@@ -5,6 +5,7 @@ import java.util.concurrent.Delayed;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RunnableScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /**
  * A delayed task and its future: {@code ScheduledThreadPoolExecutor}'s
@@ -24,11 +25,13 @@ import java.util.concurrent.TimeUnit;
  * {@link #getDelay} and {@link #compareTo} (volatile, as in the JDK). {@link #heapIndex} is the
  * timer thread's alone.
  *
- * <p>One subclass, {@link OnTimer}: an entry that the timer runs itself when it is due instead
- * of handing it to the workers (see {@link DelayScheduler}, "Entries run on the timer").
+ * <p>Two subclasses: {@link OnTimer}, an entry that the timer runs itself when it is due instead
+ * of handing it to the workers (see {@link DelayScheduler}, "Entries run on the timer"); and
+ * {@link Decorated}, an entry of a pool with a task decorator, which hands the workers its
+ * decorated form.
  */
 public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableScheduledFuture<V>
-        permits DelayedTask.OnTimer {
+        permits DelayedTask.OnTimer, DelayedTask.Decorated {
 
     /** The timer that keeps this entry. */
     final DelayScheduler timer;
@@ -94,6 +97,11 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
         return diff < 0 || diff == 0 && seq < x.seq;
     }
 
+    /** What the timer hands to the workers when this task is due: the task itself. */
+    Runnable entry() {
+        return this;
+    }
+
     @Override
     public boolean isPeriodic() {
         return period != 0;
@@ -144,6 +152,42 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
             timer.cancelled(this);
         }
         return cancelled;
+    }
+
+    /**
+     * A delayed task of a pool with a task decorator ({@code Builder.taskDecorator}): decorated
+     * once, in the thread that scheduled it, as Spring's {@code ThreadPoolTaskScheduler} does,
+     * and handed to the workers in that form ({@link DecoratedTask}) every time it is due, so a
+     * periodic task runs each period inside the same decorated {@code Runnable}. The decorator
+     * gets the task itself (this future) to wrap. One reference more than an undecorated
+     * entry, and only in a pool that decorates.
+     */
+    static final class Decorated<V> extends DelayedTask<V> {
+
+        /**
+         * The decorated queue entry; written once by the scheduling thread before the entry
+         * is handed to the timer, whose inbox offer publishes it.
+         */
+        private Runnable entry;
+
+        Decorated(DelayScheduler timer, Callable<V> callable, long time, long period, long seq) {
+            super(timer, callable, time, period, seq);
+        }
+
+        Decorated(DelayScheduler timer, Runnable runnable, V result, long time, long period, long seq) {
+            super(timer, runnable, result, time, period, seq);
+        }
+
+        /** Decorates this task; what the decorator throws reaches the scheduling thread. */
+        Decorated<V> decorate(UnaryOperator<Runnable> decorator) {
+            entry = DecoratedTask.entry(decorator, this);
+            return this;
+        }
+
+        @Override
+        Runnable entry() {
+            return entry;
+        }
     }
 
     /**

@@ -169,7 +169,8 @@ public final class Failures {
      *                       leave it unusable for good
      * @param poolName       for the log line
      * @param failureHandler the builder's handler, or null for the thread's own
-     * @param task           the task as queued (a timed wrapper is unwrapped for the log)
+     * @param task           the task as queued (a timed or decorated wrapper is unwrapped for
+     *                       the log)
      * @param ex             what it threw
      */
     static void reportUncaught(Logger log, String poolName,

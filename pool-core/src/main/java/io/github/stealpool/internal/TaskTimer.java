@@ -174,8 +174,12 @@ public final class TaskTimer {
         }
     }
 
-    /** The task as it was submitted: {@code task} itself unless it is a timed wrapper. */
+    /**
+     * The task as it was submitted: {@code task} itself unless it is a timed wrapper, a
+     * decorated one ({@link DecoratedTask}), or a timed wrapper of a decorated one (the pool's
+     * API decorates a task before the scheduler picks it for timing).
+     */
     static Runnable unwrap(Runnable task) {
-        return task instanceof TimedTask ? ((TimedTask) task).task : task;
+        return DecoratedTask.submitted(task instanceof TimedTask ? ((TimedTask) task).task : task);
     }
 }

@@ -23,7 +23,8 @@ final class TimedTask implements Runnable {
 
     @Override
     public void run() {
-        if (task instanceof Future && ((Future<?>) task).isDone()) {
+        Runnable submitted = DecoratedTask.submitted(task);
+        if (submitted instanceof Future && ((Future<?>) submitted).isDone()) {
             // Cancelled before it ran (a submit's future, or any FutureTask given to execute):
             // nothing to time, and running it does nothing. invokeAny's losers are not seen
             // here: the JDK's ExecutorCompletionService queues them inside a future of its own,

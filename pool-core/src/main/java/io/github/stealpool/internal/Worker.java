@@ -289,16 +289,15 @@ public final class Worker implements Runnable {
 
     /**
      * As {@link #tryUnfork} for a task this worker submitted, which sits at the bottom of its
-     * deque as itself or, if it was picked for timing, as its timed wrapper (TaskTimer): returns
-     * what it took, for the caller to run, or null.
+     * deque as itself or as its wrapper: timed (TaskTimer), decorated (DecoratedTask), or both.
+     * Returns what it took, for the caller to run, or null.
      */
     Runnable tryUnforkSubmitted(Runnable task) {
         if (tryUnfork(task)) {
             return task;
         }
         Runnable bottom = deque.peekBottom();
-        return bottom instanceof TimedTask && ((TimedTask) bottom).task == task && tryUnfork(bottom)
-                ? bottom : null;
+        return bottom != null && TaskTimer.unwrap(bottom) == task && tryUnfork(bottom) ? bottom : null;
     }
 
     /**

@@ -51,6 +51,9 @@
  *       (a join of two halves); {@link io.github.stealpool.internal.ForkedJob} (a fork/join piece,
  *       which shutdown cancels rather than hands back);
  *       {@link io.github.stealpool.internal.PoolFutureTask} (the future behind {@code submit});
+ *       {@link io.github.stealpool.internal.DecoratedTask} (a submitted task in the form the
+ *       pool's task decorator gave it, queued in its place; the task itself stays reachable for
+ *       {@code shutdownNow} and a worker waiting on its future);
  *       {@link io.github.stealpool.internal.Failures} (rethrowing a failure in another
  *       thread, and reporting one that nobody waits for: a task run by {@code execute}).</li>
  *   <li><b>Range loops.</b> {@link io.github.stealpool.internal.RangeLoop} (a loop balanced by

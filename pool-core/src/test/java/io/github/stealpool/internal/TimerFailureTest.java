@@ -58,7 +58,7 @@ class TimerFailureTest {
         Failing probe = new Failing();
         Scheduler s = scheduler("timer-dies", probe);
         DelayScheduler d = s.delays();
-        DelayedTask<Integer> held = d.schedule(() -> 1, 1, TimeUnit.HOURS);
+        DelayedTask<Integer> held = d.schedule(() -> 1, 1, TimeUnit.HOURS, null);
         probe.fail.set(true);
         // As below: wake the timer until it meets the failing probe (a lone wake-up may land
         // while it is still awake, and it would then park until the held task's deadline).
@@ -69,7 +69,7 @@ class TimerFailureTest {
         await().dontCatchUncaughtExceptions().atMost(HANG, TimeUnit.SECONDS).until(held::isDone);
         assertTrue(held.isCancelled());
         try {
-            DelayedTask<Integer> late = d.schedule(() -> 2, 0, TimeUnit.MILLISECONDS);
+            DelayedTask<Integer> late = d.schedule(() -> 2, 0, TimeUnit.MILLISECONDS, null);
             await().dontCatchUncaughtExceptions().atMost(HANG, TimeUnit.SECONDS).until(late::isDone);
             assertTrue(late.isCancelled(), "accepted after the failure: cancelled, never run");
         } catch (RejectedExecutionException expected) {
@@ -91,7 +91,7 @@ class TimerFailureTest {
         Failing probe = new Failing();
         Scheduler s = scheduler("timer-dies-late", probe);
         DelayScheduler d = s.delays();
-        DelayedTask<Integer> held = d.schedule(() -> 1, 1, TimeUnit.HOURS);
+        DelayedTask<Integer> held = d.schedule(() -> 1, 1, TimeUnit.HOURS, null);
         s.shutdown(); // applied: the one-shot task stays, and holds the pool
         assertFalse(held.isDone());
         probe.fail.set(true);
@@ -122,7 +122,7 @@ class TimerFailureTest {
             }
         });
         ref.set(s);
-        s.delays().schedule(() -> 1, 1, TimeUnit.HOURS);
+        s.delays().schedule(() -> 1, 1, TimeUnit.HOURS, null);
         AtomicReference<String> thread = new AtomicReference<>();
         AtomicBoolean answer = new AtomicBoolean();
         CountDownLatch done = new CountDownLatch(1);
