@@ -2,9 +2,11 @@ package io.github.stealpool.internal;
 
 import java.util.concurrent.Callable;
 import java.util.concurrent.Delayed;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RunnableScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.UnaryOperator;
 
 /**
@@ -139,6 +141,28 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
         } finally {
             super.setException(t);
         }
+    }
+
+    /**
+     * As {@link FutureTask#get()}; a pool worker, which takes no task while it waits, first
+     * publishes the forks in its deque (Worker.publishForks), so thieves come for them.
+     */
+    @Override
+    public V get() throws InterruptedException, ExecutionException {
+        if (!isDone()) {
+            Worker.publishForksOfCurrent();
+        }
+        return super.get();
+    }
+
+    /** As {@link #get()}, with a timeout. */
+    @Override
+    public V get(long timeout, TimeUnit unit)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        if (!isDone()) {
+            Worker.publishForksOfCurrent();
+        }
+        return super.get(timeout, unit);
     }
 
     /**

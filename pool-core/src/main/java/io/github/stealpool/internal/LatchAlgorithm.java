@@ -434,9 +434,12 @@ public abstract class LatchAlgorithm {
             throw new InterruptedException();
         }
         Worker w = Worker.current();
-        if (w != null && nanos < 0) {
-            w.awaitLatchInterruptibly(this, latch);
-            return true;
+        if (w != null) {
+            if (nanos < 0) {
+                w.awaitLatchInterruptibly(this, latch);
+                return true;
+            }
+            Worker.publishForksOfCurrent(); // it takes no task while it waits (Worker.publishForks)
         }
         long deadline = nanos < 0 ? 0 : System.nanoTime() + nanos;
         Waiter me = new Waiter(Thread.currentThread(), null);

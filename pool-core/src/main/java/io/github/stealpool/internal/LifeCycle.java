@@ -131,7 +131,7 @@ final class LifeCycle {
                 }
                 pool.sleep.notifyNewJob();
             } else if (pool.runState >= STOP) {
-                pool.sweep.settleExit(w.deque); // forks the sweep could not see (rule 2)
+                pool.sweep.settleExit(w.deque); // forks the sweep could not see (rule 2); never throws
             }
             if (w.spare) {
                 pool.spares.exitedUnretired(w); // a spare that died leaves a blocked worker uncovered

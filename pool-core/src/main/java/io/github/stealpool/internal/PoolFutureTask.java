@@ -5,6 +5,8 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The future behind {@code submit}: a {@link FutureTask} (so cancel-with-interrupt and the rest
@@ -153,6 +155,20 @@ public final class PoolFutureTask<V> extends FutureTask<V> {
             }
         }
         return super.get();
+    }
+
+    /**
+     * As {@link FutureTask#get(long, TimeUnit)}; on a pool worker, which takes no task while it
+     * waits, it first publishes the forks in its deque (Worker.publishForks), so thieves come
+     * for them.
+     */
+    @Override
+    public V get(long timeout, TimeUnit unit)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        if (!isDone()) {
+            Worker.publishForksOfCurrent();
+        }
+        return super.get(timeout, unit);
     }
 
     private void helpUntilDone(Worker w) throws InterruptedException {

@@ -20,7 +20,9 @@ import org.slf4j.LoggerFactory;
  * A task submitted by one of this pool's workers is pushed on that worker's deque; any other
  * thread's task goes to the {@link InjectionQueue}. Either way the submitter then calls
  * {@link Sleep#notifyNewJob()}, after a sequentially consistent publication (the queue's CAS, or
- * a full fence after the deque's release store), as the sleep protocol requires. One exception:
+ * a full fence after the deque's release store), as the sleep protocol requires. (A worker's
+ * fork, which does not come through here, is fenced only onto an empty deque: Sleep, "Forks onto
+ * a deque that holds work".) One exception:
  * a task from outside that finds nobody searching and an idle worker parked is handed to that
  * worker as it is woken ({@link Sleep#tryHandOff}), and never queued.
  *

@@ -48,12 +48,19 @@ import org.slf4j.LoggerFactory;
  *       a thief, which runs it, or a sweep, which abandons it: a late submitter's sweep too,
  *       which is why that one abandons fork/join pieces instead of putting them back (put
  *       back after STOP, nobody would ever run or cancel them, and their joiner would wait
- *       forever). A fork onto a deque that holds work has no fence ({@link Worker#fork}), so
- *       the sweep may miss it while its check still reads RUNNING. Then its owner has it: the
- *       owner is running the task that forked it and either joins it (a join pops its own
- *       forks first, and runs them, as a thief would) or returns to its loop, sees STOP and
- *       exits, settling the fork by rule 2. A fork is pushed only by its owner, so no other
- *       thread leaves one where nobody looks.</li>
+ *       forever). A fork onto a deque that holds work has no fence outside a blocking call
+ *       ({@link Worker#fork}), so the sweep may miss it while its check still reads RUNNING.
+ *       Then its owner has it: the fork sits above the floor of the task that forked it, and
+ *       the owner is running that task or one above it on its stack. The join of that task, or
+ *       of any frame below it, pops it and runs it, as a thief would (a join past its depth
+ *       bound takes nothing below its own floor, which holds only older tasks; an interruptible
+ *       join that gives up at STOP takes nothing, and its task ends); a task that returns
+ *       leaves it to the owner's loop, which sees STOP and exits, settling the fork by rule 2.
+ *       A fork is pushed only by its owner, so no other thread leaves one where nobody looks.
+ *       What this gives up: the sweep no longer cancels such a fork at once. An owner blocked
+ *       for good in its task (deaf to {@code shutdownNow}'s interrupt) settles it only when
+ *       the task returns, so a thread outside the pool that joins the fork waits that long
+ *       (joiners inside the pool take it themselves).</li>
  * </ol>
  * <b>Submissions racing with shutdown.</b> A submitter checks {@code runState} before it
  * publishes (to reject tasks that come after shutdown) and, unless it handed its task to a
@@ -171,19 +178,25 @@ final class ShutdownSweep {
      */
     void settleExit(ChaseLevDeque<Runnable> deque) {
         Scheduler s = scheduler;
-        List<Runnable> left = new ArrayList<>();
+        // One task at a time, each settled as it is taken: an Error (out of memory) costs the
+        // task in hand at most, never the rest, and never the worker's exit (the caller goes on).
         for (Runnable t; (t = deque.pop()) != null; ) { // the owner's own thread
-            left.add(t);
+            try {
+                if (ForkedJob.isForkJoinPiece(t)) {
+                    ForkedJob.abandonPiece(t);
+                } else {
+                    s.statistics.offersNotSubmitted++; // the offer repeats one counted before
+                    s.injection.requeue(t);
+                }
+            } catch (Throwable e) {
+                try {
+                    LOG.error("{}: could not settle {} as its worker exited; whoever waits for it may wait on",
+                            s.name(), t, e);
+                } catch (Throwable ignored) {
+                    // nothing more to do
+                }
+            }
         }
-        if (left.isEmpty()) {
-            return;
-        }
-        List<Runnable> pieces = takeForkJoinPieces(left);
-        s.statistics.offersNotSubmitted += left.size(); // each offer repeats one counted before
-        for (Runnable r : left) {
-            s.injection.requeue(r);
-        }
-        abandonAll(pieces);
     }
 
     /** Removes the fork/join pieces ({@link ForkedJob#isForkJoinPiece}) from {@code swept} and returns them. */

@@ -116,22 +116,30 @@ import java.util.function.Consumer;
  * throws).
  *
  * <h2>Forks onto a deque that holds work</h2>
- * A worker's fork onto its own deque when that deque already holds work is pushed with no
- * fence, and its {@link #notifyNewJob()} may read {@code ctl} before the push is visible: it is
- * no post in the proof below, whose "jobs" are everything else (submissions, forks onto an empty
- * deque, a worker's {@code execute}, batches moved into a deque). Such a fork never waits for a
- * sleeper: its owner is awake, running the task that forked it, and runs it (a join pops its own
- * forks first; a task that returns leaves it to the owner's loop) or, after {@code shutdownNow},
- * abandons it on its way out (ShutdownSweep, rule 3). A thief is a gain in parallelism, not a
- * condition of progress, and in practice one comes: the deque became non-empty through a post
- * (its first fork, fenced), whose notice woke or found a searcher, which steals from the top,
- * and a steal that leaves tasks behind wakes one more ("Spreading a computation"). Only an owner
- * that stops running tasks while its deque holds some would leave them waiting for thieves
- * alone; it does so only in a blocking call or a join past its depth bound, and both first
- * fence the deque and notify ({@code Worker.publishForks}), which makes its forks posts from
- * there on. A task that blocks any other way (a lock, a latch, I/O outside
- * {@code blocking}) on work it forked is outside this guarantee, as it is in
- * {@code ForkJoinPool}, which signals a push only onto an empty queue.
+ * A worker's fork onto its own deque when that deque holds work (as far as its read of
+ * {@code top} knew: thieves may just have emptied it) is pushed with no fence, outside a
+ * blocking call, and its {@link #notifyNewJob()} may read {@code ctl} before the push is
+ * visible: it is no post in the proof below, whose "jobs" are everything else (submissions,
+ * forks onto an empty deque or inside a blocking call, a worker's {@code execute}, batches moved
+ * into a deque). Such a fork sits above the floor of the task that forked it, on its owner's
+ * deque, and the owner is awake, running that task or one above it on its stack. It never waits
+ * for a sleeper, only for its owner: the join of that task, or of any frame below it on the
+ * owner's stack, pops it, and a task that returns leaves it to the owner's loop; after
+ * {@code shutdownNow} the owner abandons it on its way out (ShutdownSweep, rules 2 and 3). A
+ * thief is a gain in parallelism, not a condition of progress; in practice one comes, since a
+ * fenced push began the fan-out and the steals that follow leave tasks behind and wake more
+ * ("Spreading a computation"), but that is not proved: a stale read of {@code top} can leave a
+ * push reporting "not empty" just after thieves emptied the deque, unannounced.
+ *
+ * <p>So an owner must not wait without taking tasks while its deque holds unannounced forks. It
+ * does so only where the pool makes it wait, and each such place first fences its deque and
+ * notifies ({@code Worker.publishForks}), which makes those forks posts from then on: a blocking
+ * call (and every fork inside one is fenced), a join past its depth bound, and a timed wait on a
+ * task or a future ({@code get} with a timeout, a delayed task's {@code get}). Not covered: a
+ * task that blocks any other way (a lock, a latch, I/O outside {@code blocking}) on work it
+ * forked, as in {@code ForkJoinPool}, which signals a push only onto an empty queue; and an owner
+ * blocked for good at STOP, whose unswept forks are abandoned only once its task returns
+ * (docs/guarantees.md says both).
  *
  * <h2>Handing a job to the worker woken for it</h2>
  * A thread outside the pool with a job to post, that finds the pool idle (as many sleepers as

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li><b>Nothing lost.</b> A spare follows the rules of {@link ShutdownSweep} ("Nothing
  *       lost") as a worker does: it retires with its deque empty (between two tasks or idle; only its
- *       owner pushes there), exits at STOP leaving its deque alone, and if it dies its tasks are
+ *       owner pushes there), exits at STOP settling its deque as a worker does, and if it dies its tasks are
  *       handed on like those of a worker that cannot be replaced. While the pool runs it may
  *       leave without a last search because {@code parallelism} threads not blocked stay, and
  *       search when done (Sleep's proof, fourth case); after shutdown only through

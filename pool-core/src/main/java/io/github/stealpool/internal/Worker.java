@@ -187,14 +187,16 @@ public final class Worker implements Runnable {
      * announces it. Accepted after {@code shutdown}, so running computations can finish; after
      * {@code shutdownNow} the job is abandoned (cancelled), so they end quickly instead.
      *
-     * <p>A push onto an empty deque is fenced: a full fence between it and the reads of the run
-     * state and of Sleep's {@code ctl}, as in {@code Scheduler.execute}. That push is what a
-     * sleeper's last search and {@code shutdownNow}'s sweep must see (both Dekker pairs). A push
-     * onto a deque that holds work is not: a fence per fork is a large part of what a fork costs
+     * <p>A push onto an empty deque, and every push inside a blocking call, is fenced: a full
+     * fence between it and the reads of the run state and of Sleep's {@code ctl}, as in
+     * {@code Scheduler.execute}. Such a push is what a sleeper's last search and
+     * {@code shutdownNow}'s sweep must see (both Dekker pairs). Any other push onto a deque that
+     * holds work is not: a fence per fork is a large part of what a fork costs
      * (docs/lab/fork-fence.md), and such a fork never waits for a sleeper. Its owner is awake and
      * runs it (a join pops it) or, exiting after {@code shutdownNow}, abandons it
-     * (ShutdownSweep, "Nothing lost", rule 3); a thief is a bonus (Sleep, "Forks onto a deque
-     * that holds work").
+     * (ShutdownSweep, "Nothing lost", rule 3); before the owner waits without taking tasks it
+     * publishes its deque ({@link #publishForks}). A thief is a gain, not a condition of progress
+     * (Sleep, "Forks onto a deque that holds work").
      */
     public void fork(ForkedJob job) {
         forkPiece(job);
@@ -213,8 +215,10 @@ public final class Worker implements Runnable {
 
     private void forkPiece(Runnable job) {
         boolean alone = deque.push(job);
-        if (alone) {
-            VarHandle.fullFence(); // the push (a release store) before the reads below (Dekker)
+        if (alone || blockingDepth != 0) {
+            // The push (a release store) before the reads below (Dekker). Inside a blocking
+            // call every fork is fenced: the caller may wait on it without taking tasks.
+            VarHandle.fullFence();
         }
         if (scheduler.isStopping()) {
             if (deque.tryUnpush(job)) {
@@ -255,11 +259,22 @@ public final class Worker implements Runnable {
     }
 
     /**
-     * Before this worker's thread blocks with tasks in its deque (a blocking call, a join past
-     * its depth bound): forks pushed onto a deque that held work carried no fence and no
-     * notice that Sleep relies on, and the owner will not take them while it blocks; fence and
-     * announce them now, so a sleeper comes for them if none is searching (Sleep, "Forks onto a
-     * deque that holds work").
+     * Before the current thread, if it is a worker, waits without taking tasks (a timed wait on
+     * a task or a future): see {@link #publishForks}.
+     */
+    public static void publishForksOfCurrent() {
+        Worker w = current();
+        if (w != null) {
+            w.publishForks();
+        }
+    }
+
+    /**
+     * Before this worker's thread waits without taking tasks, with tasks in its deque (a
+     * blocking call, a join past its depth bound, a timed wait): forks pushed onto a deque that
+     * held work carried no fence and no notice that Sleep relies on, and the owner will not take
+     * them while it waits; fence and announce them now, so a sleeper comes for them if none is
+     * searching (Sleep, "Forks onto a deque that holds work").
      */
     private void publishForks() {
         if (!deque.isEmpty()) {
