@@ -240,6 +240,7 @@ final class LifeCycle {
      */
     boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
         long nanos = unit.toNanos(timeout);
+        Worker.publishForksOfCurrent(); // a worker of another pool waits here running no task
         boolean tookOver = false;
         pool.mainLock.lock();
         try {

@@ -140,6 +140,7 @@ public final class Quiescence {
     public static boolean await(Scheduler scheduler, long nanos, boolean interruptible)
             throws InterruptedException {
         long deadline = System.nanoTime() + nanos;
+        Worker.publishForksOfCurrent(); // a worker of another pool waits here running no task
         boolean interrupted = false;
         try {
             for (int round = 0; ; round = nextRound(round)) {

@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * thread's task goes to the {@link InjectionQueue}. Either way the submitter then calls
  * {@link Sleep#notifyNewJob()}, after a sequentially consistent publication (the queue's CAS, or
  * a full fence after the deque's release store), as the sleep protocol requires. (A worker's
- * fork, which does not come through here, is fenced only onto an empty deque: Sleep, "Forks onto
- * a deque that holds work".) One exception:
+ * fork, which does not come through here, is fenced only onto an empty deque or inside a
+ * blocking call: Sleep, "Forks onto a deque that holds work".) One exception:
  * a task from outside that finds nobody searching and an idle worker parked is handed to that
  * worker as it is woken ({@link Sleep#tryHandOff}), and never queued.
  *

@@ -116,8 +116,9 @@ import java.util.function.Consumer;
  * throws).
  *
  * <h2>Forks onto a deque that holds work</h2>
- * A worker's fork onto its own deque when that deque holds work (as far as its read of
- * {@code top} knew: thieves may just have emptied it) is pushed with no fence, outside a
+ * A worker's fork onto its own deque when that deque holds work (as {@code push}'s read of
+ * {@code top} found it: a thief may steal between that read and the store of {@code bottom}, and
+ * then the push lands on an empty deque reporting "not empty") is pushed with no fence, outside a
  * blocking call, and its {@link #notifyNewJob()} may read {@code ctl} before the push is
  * visible: it is no post in the proof below, whose "jobs" are everything else (submissions,
  * forks onto an empty deque or inside a blocking call, a worker's {@code execute}, batches moved
@@ -128,18 +129,21 @@ import java.util.function.Consumer;
  * {@code shutdownNow} the owner abandons it on its way out (ShutdownSweep, rules 2 and 3). A
  * thief is a gain in parallelism, not a condition of progress; in practice one comes, since a
  * fenced push began the fan-out and the steals that follow leave tasks behind and wake more
- * ("Spreading a computation"), but that is not proved: a stale read of {@code top} can leave a
- * push reporting "not empty" just after thieves emptied the deque, unannounced.
+ * ("Spreading a computation"), but that is not proved: the push that a steal emptied the deque
+ * under goes unannounced.
  *
  * <p>So an owner must not wait without taking tasks while its deque holds unannounced forks. It
  * does so only where the pool makes it wait, and each such place first fences its deque and
  * notifies ({@code Worker.publishForks}), which makes those forks posts from then on: a blocking
- * call (and every fork inside one is fenced), a join past its depth bound, and a timed wait on a
- * task or a future ({@code get} with a timeout, a delayed task's {@code get}). Not covered: a
- * task that blocks any other way (a lock, a latch, I/O outside {@code blocking}) on work it
- * forked, as in {@code ForkJoinPool}, which signals a push only onto an empty queue; and an owner
- * blocked for good at STOP, whose unswept forks are abandoned only once its task returns
- * (docs/guarantees.md says both).
+ * call (and every fork inside one is fenced), a join past its depth bound, a timed wait on a task
+ * or a submitted future, a wait on a delayed task, and a wait on another pool (its termination,
+ * its quiescence, room under its bound). {@code invokeAll} and {@code invokeAny} from a worker
+ * submit through {@code execute}, whose fence publishes the forks before them. Not covered: a
+ * task that blocks any other way on work it forked (a lock, a latch, I/O outside
+ * {@code blocking}, {@code CompletableFuture.join} or a plain {@code FutureTask.get}), as in
+ * {@code ForkJoinPool}, which signals a push only onto an empty queue; and an owner blocked for
+ * good at STOP, whose unswept forks are settled only once its task returns (docs/guarantees.md
+ * says both).
  *
  * <h2>Handing a job to the worker woken for it</h2>
  * A thread outside the pool with a job to post, that finds the pool idle (as many sleepers as

@@ -113,6 +113,7 @@ final class SubmissionBound extends Semaphore {
         }
         // BLOCK, or a Task under CALLER_RUNS: it forks and joins, so it must run on a worker.
         b.blocked.increment();
+        Worker.publishForksOfCurrent(); // a worker of another pool waits here running no task
         try {
             b.acquire();
         } catch (InterruptedException e) {

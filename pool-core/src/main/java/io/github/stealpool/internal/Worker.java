@@ -194,7 +194,7 @@ public final class Worker implements Runnable {
      * holds work is not: a fence per fork is a large part of what a fork costs
      * (docs/lab/fork-fence.md), and such a fork never waits for a sleeper. Its owner is awake and
      * runs it (a join pops it) or, exiting after {@code shutdownNow}, abandons it
-     * (ShutdownSweep, "Nothing lost", rule 3); before the owner waits without taking tasks it
+     * (ShutdownSweep, "Nothing lost", rules 2 and 3); before the owner waits without taking tasks it
      * publishes its deque ({@link #publishForks}). A thief is a gain, not a condition of progress
      * (Sleep, "Forks onto a deque that holds work").
      */
@@ -259,8 +259,9 @@ public final class Worker implements Runnable {
     }
 
     /**
-     * Before the current thread, if it is a worker, waits without taking tasks (a timed wait on
-     * a task or a future): see {@link #publishForks}.
+     * Before the current thread, if it is a worker (of any pool), waits without taking tasks (a
+     * timed wait on a task or a future, a delayed task's result, another pool's termination or
+     * quiescence, room in another pool's bound): see {@link #publishForks}.
      */
     public static void publishForksOfCurrent() {
         Worker w = current();
@@ -279,7 +280,11 @@ public final class Worker implements Runnable {
     private void publishForks() {
         if (!deque.isEmpty()) {
             VarHandle.fullFence();
-            scheduler.sleep.notifyNewJob();
+            try {
+                scheduler.sleep.notifyNewJob();
+            } catch (Throwable wakeUpLost) {
+                // Out of stack deep in a join: that wake-up is lost, not the wait (as scan's notice).
+            }
         }
     }
 
