@@ -1,5 +1,6 @@
 package io.github.stealpool;
 
+import io.github.stealpool.internal.DecoratedCall;
 import io.github.stealpool.internal.DecoratedTask;
 import io.github.stealpool.internal.DelayScheduler;
 import io.github.stealpool.internal.Failures;
@@ -1255,10 +1256,9 @@ public final class WorkStealingPool extends AbstractExecutorService
                                          Consumer<? super Task<T>> timeoutAction) {
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(unit, "unit");
-        TimeLimitedTask<T> t = new TimeLimitedTask<>(task, timeoutAction, scheduler);
-        if (taskDecorator != null) {
-            t.decorate(taskDecorator); // before the timer's entry: a failure leaves nothing behind
-        }
+        // Decorated before the timer's entry: a failing decorator leaves nothing behind.
+        Callable<T> call = taskDecorator == null ? task : DecoratedCall.of(taskDecorator, task);
+        TimeLimitedTask<T> t = new TimeLimitedTask<>(call, timeoutAction, scheduler);
         DelayScheduler d = scheduler.delays();
         if (timeoutAction == null) {
             t.timeout = d.scheduleOnTimer(t::timedOut, timeout, unit); // no user code: on the timer

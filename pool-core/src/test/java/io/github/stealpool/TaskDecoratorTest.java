@@ -459,6 +459,27 @@ class TaskDecoratorTest {
     }
 
     @Test
+    void aDecoratorThatNeverRunsItsTaskFailsATimeLimitedTask() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        WorkStealingPool pool = WorkStealingPool.builder().parallelism(1)
+                .taskDecorator(task -> () -> { }).build();
+        try {
+            Task<String> t = pool.submitWithTimeout(() -> {
+                calls.incrementAndGet();
+                return "never";
+            }, 1, TimeUnit.HOURS, null);
+            ExecutionException e = assertThrows(ExecutionException.class, () -> t.get(HANG, TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof IllegalStateException, e::toString);
+            assertTrue(e.getCause().getMessage().startsWith("taskDecorator did not run the task"),
+                    e.getCause().getMessage());
+            assertEquals(0, calls.get());
+            assertTrue(t.isCompletedAbnormally());
+        } finally {
+            terminate(pool); // the timer entry went with the task: the pool terminates
+        }
+    }
+
+    @Test
     void aDecoratorThatReturnsItsTaskCostsNoWrapper() throws Exception {
         WorkStealingPool pool = WorkStealingPool.builder().parallelism(1)
                 .taskDecorator(UnaryOperator.identity()).build();
