@@ -357,8 +357,9 @@ class TaskDecoratorTest {
             assertTrue(f.cancel(true));
             await(interrupted);
 
-            // A worker waiting on its own submission's future takes the decorated entry back
-            // and runs it (one worker: nothing else could).
+            // A worker waiting on its own submission's future runs it (one worker: nothing else
+            // could). That it takes the decorated entry back rather than running it as the next
+            // task of its deque, which looks the same from here, is UnforkSubmittedTest's.
             assertEquals("inner", pool.submit(() -> pool.submit(() -> "inner").get()).get(HANG, TimeUnit.SECONDS));
             assertEquals(2, pool.stats().failedTasks());
         } finally {
