@@ -1,6 +1,5 @@
 package io.github.stealpool;
 
-import io.github.stealpool.internal.DecoratedTask;
 import io.github.stealpool.internal.Failures;
 import io.github.stealpool.internal.Scheduler;
 import java.lang.invoke.MethodHandles;
@@ -8,7 +7,6 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
-import java.util.function.UnaryOperator;
 
 /**
  * What {@link WorkStealingPool#submitWithTimeout} returns: a task calling a {@link Callable},
@@ -35,11 +33,11 @@ import java.util.function.UnaryOperator;
  * stopping). {@link Task#cancel} never interrupts for this reason; here the caller asked for
  * it, and {@link WorkStealingPool#submitWithTimeout} says so.
  *
- * <p>In a pool with a task decorator ({@link WorkStealingPool.Builder#taskDecorator}) the call
- * runs inside the decorated form of a {@code Runnable} that makes it ({@link #decorate}): the
- * task itself stays the queue entry (a {@code Task} is a fork/join piece, which the pool must
- * recognise), and the runner's bookkeeping above stays around the decorated run, so the
- * interrupt rules hold whatever the decorator does.
+ * <p>In a pool with a task decorator ({@link WorkStealingPool.Builder#taskDecorator}) the
+ * callable is a {@code DecoratedCall}, which runs the call inside
+ * its decorated form: the task itself stays the queue entry (a {@code Task} is a fork/join
+ * piece, which the pool must recognise), and the runner's bookkeeping above stays around the
+ * decorated run, so the interrupt rules hold whatever the decorator does.
  */
 final class TimeLimitedTask<T> extends Task<T> {
 
@@ -64,13 +62,6 @@ final class TimeLimitedTask<T> extends Task<T> {
     private volatile Object runner;
     /** Set by the timeout once its interrupt is delivered. */
     private volatile boolean settled;
-    /**
-     * The decorated form of {@link #callIntoResult}, or null without a decorator; set before
-     * the task is submitted, which publishes it.
-     */
-    private Runnable decoratedCall;
-    /** What the decorated call returned, read by {@link #compute} on the same thread. */
-    private T result;
 
     TimeLimitedTask(Callable<? extends T> callable, Consumer<? super Task<T>> timeoutAction, Scheduler scheduler) {
         this.callable = callable;
@@ -86,14 +77,7 @@ final class TimeLimitedTask<T> extends Task<T> {
             if (isDone()) {
                 return null; // timed out (or completed) before the runner was published: dropped anyway
             }
-            Runnable d = decoratedCall;
-            if (d == null) {
-                return callable.call();
-            }
-            d.run(); // the call's failure passes through the decorator, as it would through a task's
-            T r = result;
-            result = null;
-            return r;
+            return callable.call();
         } catch (Exception e) {
             throw Failures.throwAsIs(e);
         } finally {
@@ -107,23 +91,6 @@ final class TimeLimitedTask<T> extends Task<T> {
                 }
             }
             timeout.cancel(false); // done in time or not: the timer entry goes
-        }
-    }
-
-    /**
-     * Has the pool's task decorator wrap the call, in the submitting thread, before the task
-     * is submitted; what the decorator throws reaches the submitter.
-     */
-    void decorate(UnaryOperator<Runnable> decorator) {
-        decoratedCall = DecoratedTask.decorated(decorator, this::callIntoResult);
-    }
-
-    /** The call, as the decorated {@code Runnable} runs it: its failure is thrown as it is. */
-    private void callIntoResult() {
-        try {
-            result = callable.call();
-        } catch (Exception e) {
-            throw Failures.throwAsIs(e);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.github.stealpool;
 
+import io.github.stealpool.internal.DecoratedCall;
 import io.github.stealpool.internal.DecoratedTask;
 import io.github.stealpool.internal.DelayScheduler;
 import io.github.stealpool.internal.Failures;
@@ -1255,10 +1256,9 @@ public final class WorkStealingPool extends AbstractExecutorService
                                          Consumer<? super Task<T>> timeoutAction) {
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(unit, "unit");
-        TimeLimitedTask<T> t = new TimeLimitedTask<>(task, timeoutAction, scheduler);
-        if (taskDecorator != null) {
-            t.decorate(taskDecorator); // before the timer's entry: a failure leaves nothing behind
-        }
+        // Decorated before the timer's entry: a failing decorator leaves nothing behind.
+        Callable<T> call = taskDecorator == null ? task : DecoratedCall.of(taskDecorator, task);
+        TimeLimitedTask<T> t = new TimeLimitedTask<>(call, timeoutAction, scheduler);
         DelayScheduler d = scheduler.delays();
         if (timeoutAction == null) {
             t.timeout = d.scheduleOnTimer(t::timedOut, timeout, unit); // no user code: on the timer
@@ -1481,11 +1481,16 @@ public final class WorkStealingPool extends AbstractExecutorService
          * context-propagation library:
          *
          * <pre>{@code
-         * ContextSnapshotFactory snapshots = ContextSnapshotFactory.builder().build();
+         * ContextSnapshotFactory snapshots = ContextSnapshotFactory.builder()
+         *         .contextRegistry(new ContextRegistry().loadThreadLocalAccessors()
+         *                 .registerThreadLocalAccessor(new Slf4jThreadLocalAccessor())) // the MDC
+         *         .build();
          * WorkStealingPool pool = WorkStealingPool.builder()
          *         .taskDecorator(task -> snapshots.captureAll().wrap(task))
          *         .build();
          * }</pre>
+         * The library finds the accessors on the class path through {@code ServiceLoader};
+         * SLF4J's MDC is not one of them and must be registered, as here.
          *
          * <p><b>What is decorated</b>, from any thread, the pool's own workers included (a task
          * that submits more work passes its context on): {@code execute} and the
@@ -1516,19 +1521,40 @@ public final class WorkStealingPool extends AbstractExecutorService
          * were submitted (the futures of {@code submit}), not their decorated forms, so that
          * they can be cancelled, as Spring's executor cancels decorated tasks at shutdown.
          *
-         * <p>The decorated {@code Runnable} must restore what the thread held before it, not
-         * clear it: a worker that waits in a join or in {@code Future.get()} runs other tasks
-         * on top of the waiting one, on the same thread, so one decorated task may run inside
-         * another. Micrometer's {@code ContextSnapshot.wrap} restores.
+         * <p><b>The decorated {@code Runnable}</b>:
+         * <ul>
+         *   <li>must restore what the thread held before it, not clear it: a worker that waits
+         *       in a join or in {@code Future.get()} runs other tasks on top of the waiting
+         *       one, on the same thread, so one decorated task may run inside another.
+         *       Micrometer's {@code ContextSnapshot.wrap} restores. The restoring code must
+         *       bear an interrupted thread: the interrupt of a {@code cancel(true)} is still
+         *       set while it runs (the pool clears it before the worker's next task);</li>
+         *   <li>must run the task it was given, exactly once per call: a {@code submit}'s
+         *       future whose task never runs never completes, as under Spring's executors
+         *       ({@code submitWithTimeout}'s task fails with an {@link IllegalStateException}
+         *       instead);</li>
+         *   <li>may be called again before a previous call has returned: a periodic task sets
+         *       up its next run inside the task, before the decorator's code after it runs, so
+         *       another worker may start the next run meanwhile (as under
+         *       {@code ScheduledThreadPoolExecutor} and Spring's schedulers). Keep what one call
+         *       needs in local variables, not in fields of the {@code Runnable}.</li>
+         * </ul>
          *
          * <p>If the decorator throws, the submitter gets its exception as it is; if it returns
          * null, a {@link NullPointerException} saying so. Either way this happens before the
-         * task is queued or counted: nothing runs, and the pool is left as it was (no room of
-         * {@link #maxQueuedSubmissions} taken, no delayed task pending). Default: none, and
-         * then a submission costs one null check more.
+         * task is queued or counted: the task does not run, and the pool is left as it was (no
+         * room of {@link #maxQueuedSubmissions} taken, no delayed task pending; only the timer
+         * thread may have started, which the first {@code schedule} of a pool, or
+         * {@code submitWithTimeout} with an action, starts before it calls the decorator: it
+         * counts nothing and ends with the pool). The rule holds per task: when the
+         * decorator fails on a later task of one {@code invokeAll} or {@code invokeAny}, the
+         * earlier ones were submitted, and the JDK's {@code AbstractExecutorService} cancels
+         * them ({@code cancel(true)}) before the exception reaches the caller, as after a
+         * rejection part-way. Default: none, and then a submission costs one null check more.
          *
          * @param decorator called in the submitting thread with each task; returns what a
-         *                  worker runs in its place, which must run the task (once per call)
+         *                  worker runs in its place, which must run the task (exactly once per
+         *                  call)
          * @return this builder
          * @throws NullPointerException if {@code decorator} is null
          */

@@ -357,8 +357,9 @@ class TaskDecoratorTest {
             assertTrue(f.cancel(true));
             await(interrupted);
 
-            // A worker waiting on its own submission's future takes the decorated entry back
-            // and runs it (one worker: nothing else could).
+            // A worker waiting on its own submission's future runs it (one worker: nothing else
+            // could). That it takes the decorated entry back rather than running it as the next
+            // task of its deque, which looks the same from here, is UnforkSubmittedTest's.
             assertEquals("inner", pool.submit(() -> pool.submit(() -> "inner").get()).get(HANG, TimeUnit.SECONDS));
             assertEquals(2, pool.stats().failedTasks());
         } finally {
@@ -456,6 +457,74 @@ class TaskDecoratorTest {
         assertEquals(before.scheduledOnce(), after.scheduledOnce(), what);
         assertEquals(before.scheduledRepetitively(), after.scheduledRepetitively(), what);
         assertEquals(before.delayedTasksPending(), after.delayedTasksPending(), what);
+    }
+
+    @Test
+    void aDecoratorFailingPartWayThroughInvokeAllLeavesTheEarlierTasksCancelled() throws Exception {
+        IllegalStateException refusal = new IllegalStateException("no request in scope");
+        AtomicInteger untilFailure = new AtomicInteger(Integer.MAX_VALUE);
+        UnaryOperator<Runnable> failsLater = task -> {
+            if (untilFailure.decrementAndGet() == 0) {
+                throw refusal;
+            }
+            return decorator.apply(task);
+        };
+        WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).threadNamePrefix("decorated")
+                .taskDecorator(failsLater).build();
+        try {
+            for (boolean timed : new boolean[] {false, true}) {
+                String form = timed ? "timed invokeAll" : "invokeAll";
+                CountDownLatch release = new CountDownLatch(1);
+                CountDownLatch holding = new CountDownLatch(1);
+                pool.execute(() -> {
+                    holding.countDown();
+                    hold(release);
+                });
+                await(holding); // so the first task of invokeAll stays queued
+                int given = decorator.given.size();
+                untilFailure.set(2); // the second task's decoration fails
+                List<Callable<String>> tasks = List.of(notingCall("a"), notingCall("b"), notingCall("c"));
+                Executable invokeAll = timed
+                        ? () -> pool.invokeAll(tasks, HANG, TimeUnit.SECONDS)
+                        : () -> pool.invokeAll(tasks);
+                assertSame(refusal, assertThrows(IllegalStateException.class, invokeAll), form);
+                untilFailure.set(Integer.MAX_VALUE);
+                // The JDK's invokeAll submitted the first task, then cancelled it as the
+                // second one's submission failed, as after a rejection part-way.
+                assertEquals(given + 1, decorator.given.size(), form);
+                Future<?> first = (Future<?>) decorator.given.get(given);
+                assertTrue(first.isCancelled(), form);
+                release.countDown();
+                CONTEXT.set("request-6");
+                pool.submit(notingCall("after " + form)).get(HANG, TimeUnit.SECONDS);
+                CONTEXT.remove();
+                assertEquals("request-6@worker", seen.get("after " + form), "the pool serves on");
+            }
+            assertNull(seen.get("a"), "the cancelled task never ran");
+        } finally {
+            terminate(pool);
+        }
+    }
+
+    @Test
+    void aDecoratorThatNeverRunsItsTaskFailsATimeLimitedTask() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        WorkStealingPool pool = WorkStealingPool.builder().parallelism(1)
+                .taskDecorator(task -> () -> { }).build();
+        try {
+            Task<String> t = pool.submitWithTimeout(() -> {
+                calls.incrementAndGet();
+                return "never";
+            }, 1, TimeUnit.HOURS, null);
+            ExecutionException e = assertThrows(ExecutionException.class, () -> t.get(HANG, TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof IllegalStateException, e::toString);
+            assertTrue(e.getCause().getMessage().startsWith("taskDecorator did not run the task"),
+                    e.getCause().getMessage());
+            assertEquals(0, calls.get());
+            assertTrue(t.isCompletedAbnormally());
+        } finally {
+            terminate(pool); // the timer entry went with the task: the pool terminates
+        }
     }
 
     @Test

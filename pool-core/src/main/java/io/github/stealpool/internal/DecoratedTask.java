@@ -12,7 +12,7 @@ import java.util.function.UnaryOperator;
  * is never one of them (shutdownNow's sweep and the bound's CALLER_RUNS tell them apart by
  * class).
  *
- * <p>Made only when a decorator is set; an unbounded pool without one never meets this class.
+ * <p>Made only when a decorator is set: no pool without one ever creates an instance.
  */
 public final class DecoratedTask implements Runnable {
 

@@ -13,6 +13,7 @@ import io.micrometer.context.ContextSnapshotFactory;
 import io.micrometer.context.integration.Slf4jThreadLocalAccessor;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -121,13 +122,23 @@ class ContextPropagationTest {
                     "scheduleWithFixedDelay", "submitWithTimeout")) {
                 assertEquals("r-42/alice@worker", seen.get(name), name);
             }
-            // Every worker is clean again: a Task (not decorated) on each sees nothing.
-            Task<?>[] probes = new Task<?>[8];
+            // Every worker is clean again: a Task (not decorated) on each sees nothing. Each
+            // probe waits until all have started, so each worker must run one.
+            CountDownLatch allStarted = new CountDownLatch(pool.parallelism());
+            Set<String> probeThreads = ConcurrentHashMap.newKeySet();
+            Task<?>[] probes = new Task<?>[pool.parallelism()];
             for (int i = 0; i < probes.length; i++) {
                 int n = i;
-                probes[i] = Task.adapt(() -> note("after " + n));
+                probes[i] = Task.adapt(() -> {
+                    note("after " + n);
+                    probeThreads.add(Thread.currentThread().getName());
+                    allStarted.countDown();
+                    await(allStarted);
+                    return null;
+                });
             }
             pool.invokeAll(List.of(probes));
+            assertEquals(pool.parallelism(), probeThreads.size(), probeThreads::toString);
             for (int i = 0; i < probes.length; i++) {
                 assertEquals("null/null@worker", seen.get("after " + i));
             }

@@ -22,12 +22,17 @@ import org.slf4j.MDC;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.annotation.Scheduled;
 
 /**
  * {@link PoolApplication} started as Spring Boot starts it (issue 38, part 4): the pool's
  * meters are in the actuator's registry without a call of ours; a task sees its submitter's
  * MDC; closing the context shuts the pool down (new tasks refused) and returns only after
- * every accepted task has run, then the pool has terminated and its meters are gone.
+ * every accepted task has run, then the pool has terminated and its meters are gone; with
+ * {@code @EnableScheduling}, Boot's own task scheduler backs off and a {@code @Scheduled}
+ * method runs on a worker of the pool.
  * Latches hold the tasks, so no step depends on timing; Awaitility only detects hangs.
  */
 class SpringPoolTest {
@@ -35,8 +40,11 @@ class SpringPoolTest {
     private static final long HANG = 30;
     private static final int ACCEPTED = 20;
 
-    private static ConfigurableApplicationContext start() {
-        return new SpringApplicationBuilder(PoolApplication.class)
+    private static ConfigurableApplicationContext start(Class<?>... more) {
+        Class<?>[] sources = new Class<?>[more.length + 1];
+        sources[0] = PoolApplication.class;
+        System.arraycopy(more, 0, sources, 1, more.length);
+        return new SpringApplicationBuilder(sources)
                 .web(WebApplicationType.NONE)
                 .properties("spring.main.banner-mode=off", "logging.level.root=warn",
                         "app.pool.parallelism=2")
@@ -89,6 +97,41 @@ class SpringPoolTest {
             assertTrue(pool.isTerminated());
             assertNull(registry.find("executor.parallelism").tag("name", PoolApplication.POOL_NAME).gauge(),
                     "the meters go with the pool");
+        } finally {
+            context.close();
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * Scheduling switched on, with one {@code @Scheduled} method that runs once, at once. Not a
+     * {@code @Configuration}: the application's component scan covers this package, and only
+     * the test that names it as a source should get it.
+     */
+    @EnableScheduling
+    static class ScheduledOnce {
+        final CountDownLatch ran = new CountDownLatch(1);
+        volatile String thread;
+
+        @Scheduled(initialDelay = 0)
+        void once() {
+            thread = Thread.currentThread().getName();
+            ran.countDown();
+        }
+    }
+
+    @Test
+    void scheduledMethodsRunOnThePoolInPlaceOfBootsTaskScheduler() throws Exception {
+        ConfigurableApplicationContext context = start(ScheduledOnce.class);
+        WorkStealingPool pool = context.getBean(WorkStealingPool.class);
+        try {
+            // The pool is a ScheduledExecutorService bean: Boot's taskScheduler backs off, and
+            // Spring's @Scheduled processing takes the one such bean (docs/spring.md).
+            assertFalse(context.containsBean("taskScheduler"));
+            assertEquals(0, context.getBeanNamesForType(TaskScheduler.class).length);
+            ScheduledOnce scheduled = context.getBean(ScheduledOnce.class);
+            assertTrue(scheduled.ran.await(HANG, TimeUnit.SECONDS), "hang");
+            assertTrue(scheduled.thread.startsWith(PoolApplication.POOL_NAME + "-worker-"), scheduled.thread);
         } finally {
             context.close();
             pool.shutdownNow();
