@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  * <p>One subclass, {@link OnTimer}: an entry that the timer runs itself when it is due instead
  * of handing it to the workers (see {@link DelayScheduler}, "Entries run on the timer").
  */
-public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableScheduledFuture<V>
+public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableScheduledFuture<V>, TaskWrapper
         permits DelayedTask.OnTimer {
 
     /** The timer that keeps this entry. */
@@ -47,8 +47,12 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
      */
     int heapIndex = -1;
 
+    /** The Callable or Runnable given to {@code schedule}, for the JFR events ({@link TaskWrapper}). */
+    private final Object scheduled;
+
     DelayedTask(DelayScheduler timer, Callable<V> callable, long time, long period, long seq) {
         super(callable);
+        this.scheduled = callable;
         this.timer = timer;
         this.time = time;
         this.period = period;
@@ -57,10 +61,16 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
 
     DelayedTask(DelayScheduler timer, Runnable runnable, V result, long time, long period, long seq) {
         super(runnable, result);
+        this.scheduled = runnable;
         this.timer = timer;
         this.time = time;
         this.period = period;
         this.seq = seq;
+    }
+
+    @Override
+    public Object wrappedTask() {
+        return scheduled;
     }
 
     @Override
