@@ -16,13 +16,13 @@ import io.github.stealpool.internal.jfr.TaskRunEvent;
  * The task path asks {@link #TASK_RUN}, an event that is never committed, whether its type is
  * enabled: {@code Event.isEnabled()} reads only the event class's static state, so one shared
  * instance answers for every thread, and nothing is allocated to ask. Until JFR instruments the
- * class (the first recording in the process) the method is {@code jdk.jfr.Event}'s final
+ * class (when JFR first starts in the process) the method is {@code jdk.jfr.Event}'s final
  * {@code return false}, which the JIT folds, with the branch, to nothing; once instrumented it
  * is a static field's load and the event type's flag, and the clock is read only when that
  * says yes ({@code begin()} reads it unconditionally). A flag of our own, refreshed by a
- * {@code FlightRecorderListener}, would cost the same load, but would go stale when a running
- * recording's settings change ({@code Recording.enable}, {@code jcmd JFR.configure}), which
- * tells no listener, and would load JFR's classes in every process that makes a pool.
+ * {@code FlightRecorderListener}, would cost a load and a branch even where JFR never starts,
+ * and would go stale when a running recording's settings change ({@code Recording.enable},
+ * {@code Recording.setSettings}), which tells no listener.
  * The other events are on paths that already take a lock, park, throw or run a task in the
  * caller, and ask a probe of their own the same way: an event is made only when it is enabled.
  *

@@ -15,14 +15,19 @@ import jdk.jfr.Threshold;
  * {@code invoke}) is part of the joiner's run, as a call would be, and has no event of its own:
  * that path is the pool's hottest, and stays untouched. No stack trace: it would always be the
  * worker's loop.
+ *
+ * <p>Disabled unless a recording enables it ({@code stealpool.jfc} does), unlike the pool's
+ * other events: while enabled, every task taken from a queue reads JFR's clock twice, whatever
+ * the threshold, which doubled the time of tiny tasks (docs/flight-recorder.md); a recording
+ * with JFR's standard profiles alone must not cost that.
  */
 @Name("stealpool.TaskRun")
 @Label("Long Task")
 @Category("stealpool")
-@Description("A task a pool worker ran for at least the threshold (default 10 ms): a submitted "
+@Description("A task a pool worker ran for at least the threshold (10 ms in stealpool.jfc): a submitted "
         + "or delayed task, or a fork run by a thief or from the worker's loop. A fork taken "
         + "back by its own joiner is timed inside the joiner's task.")
-@Enabled(true)
+@Enabled(false)
 @Threshold("10 ms")
 @StackTrace(false)
 public final class TaskRunEvent extends Event {

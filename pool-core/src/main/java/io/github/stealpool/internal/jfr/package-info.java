@@ -16,7 +16,8 @@
  * classes need no export, and the engine package stays closed. Each class's defaults
  * ({@code @Enabled}, {@code @Threshold}, {@code @StackTrace}) are the values of the shipped
  * {@code stealpool.jfc}, so a recording that does not name these events (JFR's
- * {@code default} profile) records them as that file does. docs/flight-recorder.md is the
+ * {@code default} profile) records them as that file does, except that TaskRun is disabled
+ * there: it costs every task two clock reads while enabled. docs/flight-recorder.md is the
  * user's guide.
  */
 package io.github.stealpool.internal.jfr;
