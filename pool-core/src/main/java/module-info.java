@@ -7,6 +7,7 @@
 module io.github.stealpool {
     requires org.jctools.core.jdk11; // the injection queue; brings org.jctools.core with it
     requires org.slf4j;
+    requires jdk.jfr; // the Flight Recorder events (package internal.jfr, not exported: JFR opens it itself)
 
     exports io.github.stealpool;
 }

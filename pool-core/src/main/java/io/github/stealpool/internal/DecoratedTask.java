@@ -14,7 +14,7 @@ import java.util.function.UnaryOperator;
  *
  * <p>Made only when a decorator is set: no pool without one ever creates an instance.
  */
-public final class DecoratedTask implements Runnable {
+public final class DecoratedTask implements Runnable, TaskWrapper {
 
     /** The task as submitted. */
     final Runnable task;
@@ -60,6 +60,12 @@ public final class DecoratedTask implements Runnable {
     @Override
     public void run() {
         decorated.run();
+    }
+
+    /** The task as submitted, so that the flight-recorder events name it, not this wrapper. */
+    @Override
+    public Object wrappedTask() {
+        return task;
     }
 
     @Override

@@ -289,7 +289,7 @@ public final class DelayScheduler {
 
     private void submit(DelayedTask<?> t) {
         if (pool.runState != Scheduler.RUNNING || failed || finished) { // finished while running: it failed
-            throw pool.rejected();
+            throw pool.rejected(t);
         }
         handOver(t);
     }

@@ -18,8 +18,10 @@ import java.util.function.UnaryOperator;
  *
  * <p>Size, for the goal of ~100 bytes per pending task: {@code FutureTask}'s 32 bytes (header
  * and five fields), then {@link #timer}, {@link #heapIndex}, {@link #time} and {@link #seq}:
- * 56 bytes, 64 with {@link #period}; the callable adapter of a {@code Runnable} (24) and the
- * heap's slot (4 to 8 with compressed oops) come on top: 92 to 96 bytes.
+ * 56 bytes, 64 with {@link #period}, 72 with the task as scheduled (kept for the
+ * flight-recorder events, which name its class); the callable adapter of a {@code Runnable}
+ * (24) and the heap's slot (4 to 8 with compressed oops) come on top. {@code ScheduledTest}
+ * measures about 98 bytes per pending task.
  *
  * <p>Fields and their owners: {@link #time} is written by the submitter before the entry is
  * handed to the timer (the inbox's offer publishes it), and for a periodic task by the worker
@@ -32,7 +34,7 @@ import java.util.function.UnaryOperator;
  * {@link Decorated}, an entry of a pool with a task decorator, which hands the workers its
  * decorated form.
  */
-public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableScheduledFuture<V>
+public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableScheduledFuture<V>, TaskWrapper
         permits DelayedTask.OnTimer, DelayedTask.Decorated {
 
     /** The timer that keeps this entry. */
@@ -52,8 +54,12 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
      */
     int heapIndex = -1;
 
+    /** The Callable or Runnable given to {@code schedule}, for the JFR events ({@link TaskWrapper}). */
+    private final Object scheduled;
+
     DelayedTask(DelayScheduler timer, Callable<V> callable, long time, long period, long seq) {
         super(callable);
+        this.scheduled = callable;
         this.timer = timer;
         this.time = time;
         this.period = period;
@@ -62,10 +68,16 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
 
     DelayedTask(DelayScheduler timer, Runnable runnable, V result, long time, long period, long seq) {
         super(runnable, result);
+        this.scheduled = runnable;
         this.timer = timer;
         this.time = time;
         this.period = period;
         this.seq = seq;
+    }
+
+    @Override
+    public Object wrappedTask() {
+        return scheduled;
     }
 
     @Override

@@ -165,7 +165,9 @@ final class LifeCycle {
     /** After releasing mainLock: completes {@link #terminationFuture()} once terminated. */
     void fireTermination() {
         if (pool.runState == TERMINATED && !terminated.isDone()) {
-            terminated.complete(null);
+            if (terminated.complete(null)) { // true once: racing callers record one event
+                FlightEvents.terminated(pool);
+            }
         }
     }
 
@@ -181,12 +183,17 @@ final class LifeCycle {
     // ------------------------------------------------------------------ shutdown and termination
 
     void shutdown() {
+        boolean changed = false;
         pool.mainLock.lock();
         try {
             if (pool.runState < SHUTDOWN) {
                 pool.runState = SHUTDOWN;
+                changed = true;
             }
             awaitDelayPolicy(SHUTDOWN);
+            if (changed) { // under the lock: before the termination event, which needs it
+                FlightEvents.shutdown(pool, false, 0);
+            }
             if (pool.liveWorkers == 0 && !pool.delayHold && pool.runState < TERMINATED) {
                 terminate();
             }
@@ -199,14 +206,19 @@ final class LifeCycle {
 
     List<Runnable> shutdownNow() {
         List<Runnable> never = new ArrayList<>();
+        boolean changed = false;
         pool.mainLock.lock();
         try {
             if (pool.runState < STOP) {
                 pool.runState = STOP;
+                changed = true;
             }
             pool.probe.stopPublished();
             pool.sweep.sweepForStop(never); // the plain tasks, as submitted; fork/join pieces abandoned
             awaitDelayPolicy(STOP); // every delayed task still with the timer is cancelled
+            if (changed) { // under the lock: before the termination event, which needs it
+                FlightEvents.shutdown(pool, true, never.size());
+            }
             if (pool.liveWorkers == 0 && !pool.delayHold && pool.runState < TERMINATED) {
                 terminate();
             }

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeoutException;
  * the state became final (a volatile write) and then reads the signal: one of them sees the
  * other.
  */
-public final class PoolFutureTask<V> extends FutureTask<V> {
+public final class PoolFutureTask<V> extends FutureTask<V> implements TaskWrapper {
 
     private static final VarHandle SIGNAL;
 
@@ -44,12 +44,25 @@ public final class PoolFutureTask<V> extends FutureTask<V> {
      */
     private volatile boolean completed;
 
+    /**
+     * The Callable or Runnable given to {@code submit}, for the JFR events' task class
+     * ({@link TaskWrapper}): FutureTask keeps it private, and drops it once done.
+     */
+    private final Object submitted;
+
     public PoolFutureTask(Callable<V> callable) {
         super(callable);
+        this.submitted = callable;
     }
 
     public PoolFutureTask(Runnable runnable, V result) {
         super(runnable, result);
+        this.submitted = runnable;
+    }
+
+    @Override
+    public Object wrappedTask() {
+        return submitted;
     }
 
     /**

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import io.github.stealpool.PoolStats;
 import io.github.stealpool.TaskTimingListener;
+import io.github.stealpool.internal.jfr.SubmissionRefusedEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -309,7 +310,7 @@ public final class Scheduler {
 
     private void pushLocal(Worker w, Runnable submitted) {
         if (runState != RUNNING) {
-            throw rejected();
+            throw rejected(submitted);
         }
         TaskTimer timer = taskTimer;
         Runnable task = timer == null ? submitted : timer.forWorker(submitted, w.submitSampler);
@@ -318,6 +319,7 @@ public final class Scheduler {
             alone = w.deque.push(task);
         } catch (IllegalStateException full) {
             statistics.rejectedSubmissions.increment();
+            FlightEvents.refused(this, submitted, SubmissionRefusedEvent.DEQUE_FULL);
             throw new RejectedExecutionException(name + ": " + full.getMessage(), full);
         }
         VarHandle.fullFence(); // order the deque's release store before the reads below (Sleep)
@@ -360,7 +362,7 @@ public final class Scheduler {
 
     private void pushExternal(Runnable task) {
         if (runState != RUNNING) {
-            throw rejected();
+            throw rejected(task);
         }
         TaskTimer timer = taskTimer;
         Runnable queued = timer == null ? task : injection.forTiming(task, timer);
@@ -402,7 +404,7 @@ public final class Scheduler {
      */
     void executeDelayed(Runnable task) {
         if (runState >= STOP) {
-            throw rejected();
+            throw rejected(task);
         }
         TaskTimer timer = taskTimer;
         Runnable queued = timer == null ? task : injection.forTiming(task, timer);
@@ -444,7 +446,13 @@ public final class Scheduler {
 
     /** Counts a refused submission and makes its exception; for the sweep too. */
     RejectedExecutionException rejected() {
+        return rejected(null);
+    }
+
+    /** As {@link #rejected()}, for a submission of {@code task} (named in its SubmissionRefused event). */
+    RejectedExecutionException rejected(Object task) {
         statistics.rejectedSubmissions.increment();
+        FlightEvents.refused(this, task, SubmissionRefusedEvent.SHUT_DOWN);
         return new RejectedExecutionException(name + " is shut down; task rejected");
     }
 
@@ -468,6 +476,25 @@ public final class Scheduler {
     }
 
     void runTask(Runnable task) {
+        // Nothing more than a folded constant until JFR instruments the event (FlightEvents).
+        if (FlightEvents.TASK_RUN.isEnabled()) {
+            FlightEvents.runRecorded(this, task);
+            return;
+        }
+        // runUnrecorded's body, repeated: the hot path keeps its depth of inlined calls.
+        try {
+            task.run();
+        } catch (Throwable ex) {
+            try {
+                Worker.taskFailed();
+            } finally { // even out of stack entering it: the failure must still be reported
+                Failures.reportUncaught(LOG, name, failureHandler, task, ex); // off the hot path
+            }
+        }
+    }
+
+    /** As {@link #runTask}, without the TaskRun event: {@link FlightEvents#runRecorded} times it. */
+    void runUnrecorded(Runnable task) {
         try {
             task.run();
         } catch (Throwable ex) {

@@ -163,7 +163,7 @@ final class ShutdownSweep {
             }
             abandonAll(pieces);
             if (mine) {
-                throw s.rejected();
+                throw s.rejected(task);
             }
         } finally {
             s.mainLock.unlock();

@@ -94,20 +94,38 @@ final class SpareThreads {
         return compensations;
     }
 
+    /** {@link #beginBlocking}: a spare thread was started for the call. */
+    static final int SPARE_STARTED = 0;
+    /** {@link #beginBlocking}: none was started; the spares already alive cover the blocked workers. */
+    static final int SPARE_REUSED = 1;
+    /** {@link #beginBlocking}: no spare covers the call (the bound, stopping, a failed start, or after shutdown). */
+    static final int NO_SPARE = 2;
+
     /**
      * Called by a worker entering the outermost {@code blocking} call on its thread: counts it
      * blocked and, if fewer spares are alive than workers blocked, starts one (up to
      * {@link #maxSpares}; not once the pool is stopping). Never throws: a spare that cannot be
      * created or started is logged, and the call blocks uncompensated.
+     *
+     * @return {@link #SPARE_STARTED}, {@link #SPARE_REUSED} or {@link #NO_SPARE}, for the
+     *     BlockingCall event
      */
-    void beginBlocking() {
+    int beginBlocking() {
         scheduler.mainLock.lock();
         try {
-            blockedWorkers.incrementAndGet();
+            int blocked = blockedWorkers.incrementAndGet();
+            long started = compensations;
             topUp();
+            return compensations != started ? SPARE_STARTED
+                    : activeSpares >= blocked ? SPARE_REUSED : NO_SPARE;
         } finally {
             scheduler.mainLock.unlock();
         }
+    }
+
+    /** Spare threads started and not retired: one volatile read, for the BlockingCall event. */
+    int activeSpares() {
+        return activeSpares;
     }
 
     /**

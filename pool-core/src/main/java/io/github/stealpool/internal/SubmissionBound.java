@@ -1,5 +1,8 @@
 package io.github.stealpool.internal;
 
+import io.github.stealpool.internal.jfr.CallerRanEvent;
+import io.github.stealpool.internal.jfr.SubmissionHeldBackEvent;
+import io.github.stealpool.internal.jfr.SubmissionRefusedEvent;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.LongAdder;
@@ -100,25 +103,34 @@ final class SubmissionBound extends Semaphore {
         SubmissionBound b = this;
         if (policy == CALLER_RUNS && !ForkedJob.isForkJoinPiece(task)) {
             if (s.runState != Scheduler.RUNNING) {
-                throw s.rejected(); // not run after shutdown (CallerRunsPolicy drops it silently)
+                throw s.rejected(task); // not run after shutdown (CallerRunsPolicy drops it silently)
             }
             b.callerRuns.increment();
-            task.run(); // a failure goes to the caller, as with CallerRunsPolicy
+            CallerRanEvent event = FlightEvents.callerRunBegins(); // null unless recorded
+            try {
+                task.run(); // a failure goes to the caller, as with CallerRunsPolicy
+            } finally {
+                FlightEvents.callerRan(event, s, b, task);
+            }
             return false;
         }
         if (policy == ABORT) {
             s.statistics.rejectedSubmissions.increment();
+            FlightEvents.refused(s, task, SubmissionRefusedEvent.BOUND_REACHED);
             throw new RejectedExecutionException(s.name() + ": " + b.max + " outside submissions "
                     + "already queued (maxQueuedSubmissions); task rejected");
         }
         // BLOCK, or a Task under CALLER_RUNS: it forks and joins, so it must run on a worker.
         b.blocked.increment();
         Worker.publishForksOfCurrent(); // a worker of another pool waits here running no task
+        SubmissionHeldBackEvent event = FlightEvents.holdBegins(); // null unless recorded
         try {
             b.acquire();
         } catch (InterruptedException e) {
+            FlightEvents.holdEnded(event, s, b, task, false);
             Thread.currentThread().interrupt(); // kept for the caller
             s.statistics.rejectedSubmissions.increment();
+            FlightEvents.refused(s, task, SubmissionRefusedEvent.INTERRUPTED);
             RejectedExecutionException r = new RejectedExecutionException(s.name() + ": interrupted "
                     + "while waiting for room below " + b.max + " queued outside submissions "
                     + "(maxQueuedSubmissions); task rejected");
@@ -127,8 +139,10 @@ final class SubmissionBound extends Semaphore {
         }
         if (s.runState != Scheduler.RUNNING) { // shut down while this submitter waited
             b.release();
-            throw s.rejected();
+            FlightEvents.holdEnded(event, s, b, task, false);
+            throw s.rejected(task);
         }
+        FlightEvents.holdEnded(event, s, b, task, true);
         return true;
     }
 }

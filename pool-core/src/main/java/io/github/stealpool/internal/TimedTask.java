@@ -9,7 +9,7 @@ import java.util.concurrent.Future;
  * unchanged, after the timing is reported, so the pool reports the failure as it would
  * without timing.
  */
-final class TimedTask implements Runnable {
+final class TimedTask implements Runnable, TaskWrapper {
 
     final Runnable task;
     private final long submittedAt;
@@ -38,6 +38,11 @@ final class TimedTask implements Runnable {
         } finally {
             timer.record(start - submittedAt, System.nanoTime() - start);
         }
+    }
+
+    @Override
+    public Object wrappedTask() {
+        return task;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.github.stealpool.internal;
 
+import io.github.stealpool.internal.jfr.BlockingCallEvent;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.RunnableFuture;
 import java.util.function.BooleanSupplier;
@@ -86,6 +87,8 @@ public final class Worker implements Runnable {
     boolean slotFree;
     /** Nesting of {@code blocking} calls on this worker's thread; only the outermost counts. */
     private int blockingDepth;
+    /** The outermost blocking call's event while a recording has it enabled, else null. */
+    private BlockingCallEvent blockingEvent;
 
     private int seed;
     private int injectionPolls;
@@ -249,11 +252,18 @@ public final class Worker implements Runnable {
         // The depth first: a ThreadFactory that itself calls blocking() on this thread while
         // the spare is created nests instead of recursing.
         if (blockingDepth++ == 0) {
+            BlockingCallEvent event = FlightEvents.blockingCallBegins(); // null unless recorded
+            int spare;
             try {
-                scheduler.spares.beginBlocking();
+                spare = scheduler.spares.beginBlocking();
             } catch (Throwable e) { // the lock failed (out of stack): nothing was counted
                 blockingDepth--;
                 throw e;
+            }
+            if (event != null) {
+                SpareThreads sp = scheduler.spares;
+                FlightEvents.blockingCallBegan(event, scheduler, spare, sp.activeSpares(), sp.blockedWorkers());
+                blockingEvent = event;
             }
         }
     }
@@ -292,6 +302,11 @@ public final class Worker implements Runnable {
     public void endBlocking() {
         if (--blockingDepth == 0) {
             scheduler.spares.endBlocking(); // an atomic decrement
+            BlockingCallEvent event = blockingEvent;
+            if (event != null) {
+                blockingEvent = null;
+                FlightEvents.blockingCallEnded(event);
+            }
         }
     }
 

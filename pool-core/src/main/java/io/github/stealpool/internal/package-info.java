@@ -71,6 +71,11 @@
  *       removing listeners, which turns the timing on and off);
  *       {@link io.github.stealpool.internal.WorkerStats} (one worker's counters);
  *       {@code StatisticsAssembly} (the public {@code PoolStats}, built from them).</li>
+ *   <li><b>Flight Recorder.</b> {@code FlightEvents} (fills and commits the JFR events, each
+ *       only while a recording enables it; the task path's check folds away while JFR is off);
+ *       {@code TaskWrapper} (the pool's wrappers around a user's task, looked through for the
+ *       events' task class); the event classes themselves in the subpackage
+ *       {@code internal.jfr}, not exported either.</li>
  * </ul>
  *
  * <h3>A submit</h3>
