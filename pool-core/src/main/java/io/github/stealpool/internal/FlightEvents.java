@@ -45,18 +45,6 @@ final class FlightEvents {
     }
 
     /**
-     * The class of {@code task} as it was given to the pool: the pool's wrappers
-     * ({@link TaskWrapper}) looked through; null for null.
-     */
-    static Class<?> taskClass(Object task) {
-        Object t = task;
-        while (t instanceof TaskWrapper) {
-            t = ((TaskWrapper) t).wrappedTask();
-        }
-        return t == null ? null : t.getClass();
-    }
-
-    /**
      * Runs {@code task} as {@code Scheduler.runTask} does, recording it if it runs for at least
      * the TaskRun threshold. Called only while {@link #TASK_RUN} is enabled.
      */
@@ -68,7 +56,7 @@ final class FlightEvents {
             e.end();
             if (e.shouldCommit()) {
                 e.pool = s.name();
-                e.taskClass = taskClass(task);
+                e.taskClass = TaskWrapper.classOf(task);
                 e.commit();
             }
         } catch (Throwable lost) {
@@ -86,7 +74,7 @@ final class FlightEvents {
             if (e.shouldCommit()) {
                 e.pool = s.name();
                 e.reason = reason;
-                e.taskClass = taskClass(task);
+                e.taskClass = TaskWrapper.classOf(task);
                 e.commit();
             }
         } catch (Throwable lost) {
@@ -118,7 +106,7 @@ final class FlightEvents {
             if (e.shouldCommit()) {
                 e.pool = s.name();
                 e.bound = b.max;
-                e.taskClass = taskClass(task);
+                e.taskClass = TaskWrapper.classOf(task);
                 e.commit();
             }
         } catch (Throwable lost) {
@@ -153,7 +141,7 @@ final class FlightEvents {
                 e.policy = b.policy == SubmissionBound.BLOCK ? "BLOCK" : "CALLER_RUNS";
                 e.bound = b.max;
                 e.accepted = accepted;
-                e.taskClass = taskClass(task);
+                e.taskClass = TaskWrapper.classOf(task);
                 e.commit();
             }
         } catch (Throwable lost) {
