@@ -28,7 +28,9 @@ import io.github.stealpool.internal.jfr.TaskRunEvent;
  *
  * <h2>Never in the way</h2>
  * Every method here swallows what it throws (out of memory, out of stack): the event is lost,
- * never the pool's state or a task's outcome. Several are called under the pool's lock.
+ * never the pool's state or a task's outcome. Several are called under the pool's lock. Nothing
+ * calls into this class unless {@link FlightEventSupport#AVAILABLE} says it initialised: where
+ * loading the event classes fails (no {@code jdk.jfr} module), the pool runs without events.
  */
 final class FlightEvents {
 
@@ -44,14 +46,27 @@ final class FlightEvents {
     private FlightEvents() {
     }
 
+    /** Does nothing: calling it initialises this class, which loads every event class ({@link FlightEventSupport}). */
+    static void load() {
+        // the static initialiser above did the work
+    }
+
     /**
      * Runs {@code task} as {@code Scheduler.runTask} does, recording it if it runs for at least
      * the TaskRun threshold. Called only while {@link #TASK_RUN} is enabled.
      */
     static void runRecorded(Scheduler s, Runnable task) {
-        TaskRunEvent e = new TaskRunEvent();
-        e.begin();
+        TaskRunEvent e;
+        try {
+            e = new TaskRunEvent();
+            e.begin();
+        } catch (Throwable lost) {
+            e = null; // the task runs all the same, unrecorded
+        }
         s.runUnrecorded(task); // never throws for the task's failure
+        if (e == null) {
+            return;
+        }
         try {
             e.end();
             if (e.shouldCommit()) {
