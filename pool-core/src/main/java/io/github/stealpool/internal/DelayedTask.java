@@ -21,7 +21,7 @@ import java.util.function.UnaryOperator;
  * 56 bytes, 64 with {@link #period}, 72 with the class of the task as scheduled (for the
  * flight-recorder events, which name it: the class, not the task, which a done future drops);
  * the callable adapter of a {@code Runnable} (24) and the heap's slot (4 to 8 with compressed
- * oops) come on top. {@code ScheduledTest} measures about 98 bytes per pending task.
+ * oops) come on top. {@code ScheduledTest} measures about 96 to 98 bytes per pending task.
  *
  * <p>Fields and their owners: {@link #time} is written by the submitter before the entry is
  * handed to the timer (the inbox's offer publishes it), and for a periodic task by the worker

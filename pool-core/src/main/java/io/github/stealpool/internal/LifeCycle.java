@@ -202,10 +202,12 @@ final class LifeCycle {
                 pool.runState = SHUTDOWN;
                 changed = true;
             }
-            awaitDelayPolicy(SHUTDOWN);
-            if (changed && FlightEventSupport.AVAILABLE) { // under the lock: before the termination event
+            // Before the wait for the timer, which releases the lock: the timer may terminate
+            // the pool meanwhile, and the termination event must come after this one.
+            if (changed && FlightEventSupport.AVAILABLE) {
                 FlightEvents.shutdown(pool, false, 0);
             }
+            awaitDelayPolicy(SHUTDOWN);
             if (pool.liveWorkers == 0 && !pool.delayHold && pool.runState < TERMINATED) {
                 terminate();
             }
@@ -227,10 +229,10 @@ final class LifeCycle {
             }
             pool.probe.stopPublished();
             pool.sweep.sweepForStop(never); // the plain tasks, as submitted; fork/join pieces abandoned
-            awaitDelayPolicy(STOP); // every delayed task still with the timer is cancelled
-            if (changed && FlightEventSupport.AVAILABLE) { // under the lock: before the termination event
+            if (changed && FlightEventSupport.AVAILABLE) { // before the wait for the timer, as in shutdown()
                 FlightEvents.shutdown(pool, true, never.size());
             }
+            awaitDelayPolicy(STOP); // every delayed task still with the timer is cancelled
             if (pool.liveWorkers == 0 && !pool.delayHold && pool.runState < TERMINATED) {
                 terminate();
             }
