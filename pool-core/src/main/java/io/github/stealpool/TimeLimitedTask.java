@@ -2,6 +2,7 @@ package io.github.stealpool;
 
 import io.github.stealpool.internal.Failures;
 import io.github.stealpool.internal.Scheduler;
+import io.github.stealpool.internal.TaskWrapper;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.Callable;
@@ -39,7 +40,7 @@ import java.util.function.Consumer;
  * piece, which the pool must recognise), and the runner's bookkeeping above stays around the
  * decorated run, so the interrupt rules hold whatever the decorator does.
  */
-final class TimeLimitedTask<T> extends Task<T> {
+final class TimeLimitedTask<T> extends Task<T> implements TaskWrapper {
 
     private static final Object INTERRUPTING = new Object();
     private static final Object FINISHED = new Object();
@@ -122,6 +123,12 @@ final class TimeLimitedTask<T> extends Task<T> {
                 }
             }
         }
+    }
+
+    /** The class of the callable as submitted: the flight-recorder events name it, not this task. */
+    @Override
+    public Class<?> taskClass() {
+        return TaskWrapper.classOf(callable);
     }
 
     @Override

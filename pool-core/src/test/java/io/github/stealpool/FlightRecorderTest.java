@@ -42,13 +42,16 @@ import jdk.jfr.Threshold;
 import jdk.jfr.consumer.RecordedClass;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 38: the pool's JDK Flight Recorder events, read back from a recording made in this JVM
  * with the shipped {@code stealpool.jfc} ({@code jdk.jfr.consumer.RecordingFile}): a long task
- * (threshold 0, so every task run from a queue is one: no timing in the assertions), a blocking
+ * (threshold 0, so every task run from a queue is one: no timing in the assertions), named by
+ * the class the user gave (a {@code submitWithTimeout} task by its call, decorated or not), and
+ * none under a threshold of an hour; a blocking
  * call that started a spare and one that reused it, a refusal at the bound (ABORT), a run by
  * the caller (CALLER_RUNS), a wait for room (BLOCK), refusals after shutdown, shutdown,
  * shutdownNow and termination, each with its fields. Events of other tests' pools are told
@@ -72,6 +75,14 @@ class FlightRecorderTest {
         @Override
         public String call() {
             return "named";
+        }
+    }
+
+    /** A time-limited task's call with a class of its own. */
+    static final class NamedTimed implements Callable<String> {
+        @Override
+        public String call() {
+            return "timed";
         }
     }
 
@@ -107,6 +118,12 @@ class FlightRecorderTest {
                 NamedRunnable r = new NamedRunnable();
                 pool.execute(r);
                 assertTrue(r.ran.await(HANG.toSeconds(), TimeUnit.SECONDS));
+                assertEquals("timed", pool.submitWithTimeout(new NamedTimed(), 1, TimeUnit.HOURS, null)
+                        .get(HANG.toSeconds(), TimeUnit.SECONDS));
+            }
+            try (WorkStealingPool pool = builder("jfr-decorated", 1).taskDecorator(t -> () -> t.run()).build()) {
+                assertEquals("timed", pool.submitWithTimeout(new NamedTimed(), 1, TimeUnit.HOURS, null)
+                        .get(HANG.toSeconds(), TimeUnit.SECONDS));
             }
             blockingCalls();
             try (WorkStealingPool pool = bounded("jfr-abort", SaturationPolicy.ABORT)) {
@@ -150,7 +167,12 @@ class FlightRecorderTest {
         List<RecordedEvent> runs = of(byPool, "jfr-tasks", "stealpool.TaskRun");
         assertTrue(runs.stream().anyMatch(e -> className(e).equals(Named.class.getName())), runs::toString);
         assertTrue(runs.stream().anyMatch(e -> className(e).equals(NamedRunnable.class.getName())), runs::toString);
+        assertTrue(runs.stream().anyMatch(e -> className(e).equals(NamedTimed.class.getName())), runs::toString);
         assertTrue(runs.stream().allMatch(e -> e.getStackTrace() == null && !e.getDuration().isNegative()));
+        // submitWithTimeout's task named by its call, through the decorator's wrapper too.
+        List<RecordedEvent> decorated = of(byPool, "jfr-decorated", "stealpool.TaskRun");
+        assertTrue(decorated.stream().anyMatch(e -> className(e).equals(NamedTimed.class.getName())),
+                decorated::toString);
 
         List<RecordedEvent> calls = of(byPool, "jfr-blocking", "stealpool.BlockingCall");
         assertEquals(List.of(BlockingCallEvent.STARTED, BlockingCallEvent.REUSED),
@@ -189,7 +211,8 @@ class FlightRecorderTest {
         assertNotNull(single(byPool, "jfr-stop", "stealpool.PoolTerminated"));
 
         // close() shuts a pool down and waits for it: one shutdown, then one termination.
-        for (String pool : List.of("jfr-tasks", "jfr-blocking", "jfr-abort", "jfr-caller", "jfr-block")) {
+        for (String pool : List.of("jfr-tasks", "jfr-decorated", "jfr-blocking", "jfr-abort", "jfr-caller",
+                "jfr-block")) {
             RecordedEvent down = single(byPool, pool, "stealpool.PoolShutdown");
             assertFalse(down.getBoolean("now"), pool);
             assertEquals(0, down.getInt("returnedTasks"), pool);
@@ -241,6 +264,27 @@ class FlightRecorderTest {
             assertNull(failed.get());
             assertTrue(task.ran.await(HANG.toSeconds(), TimeUnit.SECONDS));
         }
+    }
+
+    @Test
+    void aTaskShorterThanTheThresholdIsNotRecorded(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("threshold.jfr");
+        try (Recording recording = new Recording(settings())) {
+            recording.enable("stealpool.TaskRun").withThreshold(Duration.ofHours(1));
+            recording.start();
+            try (WorkStealingPool pool = builder("jfr-threshold", 1).build()) {
+                assertEquals("named", pool.submit(new Named()).get(HANG.toSeconds(), TimeUnit.SECONDS));
+            }
+            recording.stop();
+            recording.dump(file);
+        }
+        Map<String, List<RecordedEvent>> byPool = RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().startsWith("stealpool."))
+                .collect(Collectors.groupingBy(e -> e.getString("pool")));
+        assertEquals(List.of(), of(byPool, "jfr-threshold", "stealpool.TaskRun"));
+        // The pool was recorded all the same: its close is there.
+        assertNotNull(single(byPool, "jfr-threshold", "stealpool.PoolShutdown"));
+        assertNotNull(single(byPool, "jfr-threshold", "stealpool.PoolTerminated"));
     }
 
     @Test
@@ -298,12 +342,28 @@ class FlightRecorderTest {
         try (InputStream in = FlightRecorderTest.class.getClassLoader().getResourceAsStream("META-INF/stealpool.jfc")) {
             shipped = in.readAllBytes();
         }
-        Path docs = Path.of("..", "docs", "stealpool.jfc"); // from pool-core, where Maven runs the tests
+        Path docs = docsCopy();
         assertEquals(new String(Files.readAllBytes(docs), StandardCharsets.UTF_8),
                 new String(shipped, StandardCharsets.UTF_8), "docs/stealpool.jfc differs from pool-core's");
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /**
+     * docs/stealpool.jfc of the repository holding the working directory (Maven runs the tests
+     * in pool-core; an IDE may run them from the root), found by walking up; the test is
+     * skipped where there is none (pool-core built outside its repository).
+     */
+    private static Path docsCopy() {
+        for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
+            Path docs = d.resolve("docs").resolve("stealpool.jfc");
+            if (Files.isRegularFile(docs)) {
+                return docs;
+            }
+        }
+        Assumptions.abort("no docs/stealpool.jfc above " + Path.of("").toAbsolutePath() + ": not in the repository");
+        return null; // not reached
+    }
 
     private static WorkStealingPool.Builder builder(String name, int parallelism) {
         return WorkStealingPool.builder().parallelism(parallelism).threadNamePrefix(name).daemon(true);

@@ -31,8 +31,9 @@ import org.junit.jupiter.api.Test;
  * Issue 36, item 5: no package cycle, and no internal type in the public hierarchy.
  *
  * <ul>
- *   <li>{@code io.github.stealpool.internal} depends on the API package only for its interfaces
- *       and value types (the allowlist below), never on its classes ({@code WorkStealingPool},
+ *   <li>{@code io.github.stealpool.internal} and its subpackages ({@code internal.jfr}) depend
+ *       on the API package only for its interfaces and value types (the allowlist below),
+ *       never on its classes ({@code WorkStealingPool},
  *       {@code Task}, {@code Scope}, ...): read from the compiled classes' constant pools, so
  *       imports, fully qualified names, signatures, casts and class literals all count, and
  *       Javadoc does not. A string naming such a class (a {@code Class.forName}) counts too.</li>
@@ -57,13 +58,17 @@ class PackageRulesTest {
         Map<String, Set<String>> used = new TreeMap<>(); // API type -> internal classes using it
         // A name followed by '.' or '/' is a package, unless it is an API class ("Task.fork").
         Set<String> apiClasses = new TreeSet<>();
-        for (String file : classFiles("io/github/stealpool/").keySet()) {
+        for (String file : classFiles("io/github/stealpool/", false).keySet()) {
             apiClasses.add(file.substring("io/github/stealpool/".length(), file.length() - ".class".length())
                     .split("\\$", 2)[0]);
         }
         int scanned = 0;
-        for (Map.Entry<String, byte[]> c : classFiles("io/github/stealpool/internal/").entrySet()) {
+        int scannedSubpackage = 0;
+        for (Map.Entry<String, byte[]> c : classFiles("io/github/stealpool/internal/", true).entrySet()) {
             scanned++;
+            if (c.getKey().indexOf('/', "io/github/stealpool/internal/".length()) >= 0) {
+                scannedSubpackage++;
+            }
             for (String s : utf8Constants(c.getValue())) {
                 Matcher m = API_TYPE.matcher(s);
                 while (m.find()) {
@@ -76,6 +81,7 @@ class PackageRulesTest {
             }
         }
         assertTrue(scanned > 20, "found " + scanned + " internal class files");
+        assertTrue(scannedSubpackage > 0, "the scan did not reach the subpackages (internal.jfr)");
         // The scan sees references: the allowed ones are there (Scheduler builds PoolStats).
         assertTrue(used.containsKey("PoolStats"), () -> "the scan found no reference at all: " + used);
         Map<String, Set<String>> forbidden = new TreeMap<>(used);
@@ -89,7 +95,7 @@ class PackageRulesTest {
     void noPublicApiTypeHasAnInternalSupertype() throws Exception {
         List<String> offenders = new ArrayList<>();
         int checked = 0;
-        for (String file : classFiles("io/github/stealpool/").keySet()) {
+        for (String file : classFiles("io/github/stealpool/", false).keySet()) {
             String name = file.substring(0, file.length() - ".class".length()).replace('/', '.');
             if (name.indexOf('.', "io.github.stealpool.".length()) >= 0) {
                 continue; // a subpackage
@@ -130,15 +136,21 @@ class PackageRulesTest {
         return all;
     }
 
-    /** The class files under {@code dir} (a package path ending in '/'), by path, with their bytes. */
-    private static Map<String, byte[]> classFiles(String dir) throws IOException, URISyntaxException {
+    /**
+     * The class files in package {@code dir} (a package path ending in '/'), and with
+     * {@code subpackages} in the packages under it, by path, with their bytes.
+     */
+    private static Map<String, byte[]> classFiles(String dir, boolean subpackages)
+            throws IOException, URISyntaxException {
         Path where = Paths.get(Scheduler.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         Map<String, byte[]> files = new TreeMap<>();
         if (Files.isDirectory(where)) {
-            try (Stream<Path> s = Files.list(where.resolve(dir))) {
+            Path root = where.resolve(dir);
+            try (Stream<Path> s = subpackages ? Files.walk(root) : Files.list(root)) {
                 for (Path p : (Iterable<Path>) s::iterator) {
                     if (p.toString().endsWith(".class")) {
-                        files.put(dir + p.getFileName(), Files.readAllBytes(p));
+                        files.put(dir + root.relativize(p).toString().replace(java.io.File.separatorChar, '/'),
+                                Files.readAllBytes(p));
                     }
                 }
             }
@@ -146,7 +158,8 @@ class PackageRulesTest {
             try (JarFile jar = new JarFile(where.toFile())) {
                 for (JarEntry e : (Iterable<JarEntry>) jar.stream()::iterator) {
                     String n = e.getName();
-                    if (n.startsWith(dir) && n.endsWith(".class") && n.indexOf('/', dir.length()) < 0) {
+                    if (n.startsWith(dir) && n.endsWith(".class")
+                            && (subpackages || n.indexOf('/', dir.length()) < 0)) {
                         try (InputStream in = jar.getInputStream(e)) {
                             files.put(n, in.readAllBytes());
                         }

@@ -18,7 +18,7 @@ import java.util.function.UnaryOperator;
  * <p>{@link #result} and {@link #called} are written and read by the thread running the task:
  * the decorated {@code Runnable} runs the call inside {@link #call}.
  */
-public final class DecoratedCall<T> implements Callable<T>, Runnable {
+public final class DecoratedCall<T> implements Callable<T>, Runnable, TaskWrapper {
 
     private final Callable<? extends T> callable;
     private final Runnable decorated;
@@ -69,6 +69,12 @@ public final class DecoratedCall<T> implements Callable<T>, Runnable {
         } catch (Exception e) {
             throw Failures.throwAsIs(e);
         }
+    }
+
+    /** The class of the call as submitted, for the flight-recorder events. */
+    @Override
+    public Class<?> taskClass() {
+        return TaskWrapper.classOf(callable);
     }
 
     @Override

@@ -62,10 +62,10 @@ public final class DecoratedTask implements Runnable, TaskWrapper {
         decorated.run();
     }
 
-    /** The task as submitted, so that the flight-recorder events name it, not this wrapper. */
+    /** The class of the task as submitted, so that the flight-recorder events name it, not this wrapper. */
     @Override
-    public Object wrappedTask() {
-        return task;
+    public Class<?> taskClass() {
+        return TaskWrapper.classOf(task);
     }
 
     @Override

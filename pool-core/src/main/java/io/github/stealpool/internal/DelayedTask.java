@@ -18,10 +18,10 @@ import java.util.function.UnaryOperator;
  *
  * <p>Size, for the goal of ~100 bytes per pending task: {@code FutureTask}'s 32 bytes (header
  * and five fields), then {@link #timer}, {@link #heapIndex}, {@link #time} and {@link #seq}:
- * 56 bytes, 64 with {@link #period}, 72 with the task as scheduled (kept for the
- * flight-recorder events, which name its class); the callable adapter of a {@code Runnable}
- * (24) and the heap's slot (4 to 8 with compressed oops) come on top. {@code ScheduledTest}
- * measures about 98 bytes per pending task.
+ * 56 bytes, 64 with {@link #period}, 72 with the class of the task as scheduled (for the
+ * flight-recorder events, which name it: the class, not the task, which a done future drops);
+ * the callable adapter of a {@code Runnable} (24) and the heap's slot (4 to 8 with compressed
+ * oops) come on top. {@code ScheduledTest} measures about 96 to 98 bytes per pending task.
  *
  * <p>Fields and their owners: {@link #time} is written by the submitter before the entry is
  * handed to the timer (the inbox's offer publishes it), and for a periodic task by the worker
@@ -54,12 +54,16 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
      */
     int heapIndex = -1;
 
-    /** The Callable or Runnable given to {@code schedule}, for the JFR events ({@link TaskWrapper}). */
-    private final Object scheduled;
+    /**
+     * The class of the Callable or Runnable given to {@code schedule}, for the JFR events
+     * ({@link TaskWrapper}); the class only, so that a done or cancelled future keeps nothing of
+     * the task alive.
+     */
+    private final Class<?> scheduledClass;
 
     DelayedTask(DelayScheduler timer, Callable<V> callable, long time, long period, long seq) {
         super(callable);
-        this.scheduled = callable;
+        this.scheduledClass = TaskWrapper.classOf(callable);
         this.timer = timer;
         this.time = time;
         this.period = period;
@@ -68,7 +72,7 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
 
     DelayedTask(DelayScheduler timer, Runnable runnable, V result, long time, long period, long seq) {
         super(runnable, result);
-        this.scheduled = runnable;
+        this.scheduledClass = TaskWrapper.classOf(runnable);
         this.timer = timer;
         this.time = time;
         this.period = period;
@@ -76,8 +80,8 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
     }
 
     @Override
-    public Object wrappedTask() {
-        return scheduled;
+    public Class<?> taskClass() {
+        return scheduledClass;
     }
 
     @Override

@@ -28,7 +28,9 @@ import io.github.stealpool.internal.jfr.TaskRunEvent;
  *
  * <h2>Never in the way</h2>
  * Every method here swallows what it throws (out of memory, out of stack): the event is lost,
- * never the pool's state or a task's outcome. Several are called under the pool's lock.
+ * never the pool's state or a task's outcome. Several are called under the pool's lock. Nothing
+ * calls into this class unless {@link FlightEventSupport#AVAILABLE} says it initialised: where
+ * loading the event classes fails (no {@code jdk.jfr} module), the pool runs without events.
  */
 final class FlightEvents {
 
@@ -44,16 +46,9 @@ final class FlightEvents {
     private FlightEvents() {
     }
 
-    /**
-     * The class of {@code task} as it was given to the pool: the pool's wrappers
-     * ({@link TaskWrapper}) looked through; null for null.
-     */
-    static Class<?> taskClass(Object task) {
-        Object t = task;
-        while (t instanceof TaskWrapper) {
-            t = ((TaskWrapper) t).wrappedTask();
-        }
-        return t == null ? null : t.getClass();
+    /** Does nothing: calling it initialises this class, which loads every event class ({@link FlightEventSupport}). */
+    static void load() {
+        // the static initialiser above did the work
     }
 
     /**
@@ -61,14 +56,22 @@ final class FlightEvents {
      * the TaskRun threshold. Called only while {@link #TASK_RUN} is enabled.
      */
     static void runRecorded(Scheduler s, Runnable task) {
-        TaskRunEvent e = new TaskRunEvent();
-        e.begin();
+        TaskRunEvent e;
+        try {
+            e = new TaskRunEvent();
+            e.begin();
+        } catch (Throwable lost) {
+            e = null; // the task runs all the same, unrecorded
+        }
         s.runUnrecorded(task); // never throws for the task's failure
+        if (e == null) {
+            return;
+        }
         try {
             e.end();
             if (e.shouldCommit()) {
                 e.pool = s.name();
-                e.taskClass = taskClass(task);
+                e.taskClass = TaskWrapper.classOf(task);
                 e.commit();
             }
         } catch (Throwable lost) {
@@ -86,7 +89,7 @@ final class FlightEvents {
             if (e.shouldCommit()) {
                 e.pool = s.name();
                 e.reason = reason;
-                e.taskClass = taskClass(task);
+                e.taskClass = TaskWrapper.classOf(task);
                 e.commit();
             }
         } catch (Throwable lost) {
@@ -118,7 +121,7 @@ final class FlightEvents {
             if (e.shouldCommit()) {
                 e.pool = s.name();
                 e.bound = b.max;
-                e.taskClass = taskClass(task);
+                e.taskClass = TaskWrapper.classOf(task);
                 e.commit();
             }
         } catch (Throwable lost) {
@@ -153,7 +156,7 @@ final class FlightEvents {
                 e.policy = b.policy == SubmissionBound.BLOCK ? "BLOCK" : "CALLER_RUNS";
                 e.bound = b.max;
                 e.accepted = accepted;
-                e.taskClass = taskClass(task);
+                e.taskClass = TaskWrapper.classOf(task);
                 e.commit();
             }
         } catch (Throwable lost) {

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,6 +52,8 @@ final class LifeCycle {
     private final Condition termination;
     /** Completed after termination, outside mainLock, so callbacks cannot block the pool. */
     private final CompletableFuture<Void> terminated = new CompletableFuture<>();
+    /** Set by the one {@link #fireTermination} call that records the termination and completes {@link #terminated}. */
+    private final AtomicBoolean terminationFired = new AtomicBoolean();
     /** Builder's {@code cancelDelayedTasksOnShutdown}; set only before {@link Scheduler#start()}. */
     private boolean cancelDelayedOnShutdown;
 
@@ -162,11 +165,20 @@ final class LifeCycle {
         termination.signalAll();
     }
 
-    /** After releasing mainLock: completes {@link #terminationFuture()} once terminated. */
+    /**
+     * After releasing mainLock, once terminated: records the PoolTerminated event, then completes
+     * {@link #terminationFuture()}. The first caller does both, in that order, so the event is
+     * committed before the future's actions run (one may stop the recording); a racing caller
+     * returns at once, leaving them to it.
+     */
     void fireTermination() {
-        if (pool.runState == TERMINATED && !terminated.isDone()) {
-            if (terminated.complete(null)) { // true once: racing callers record one event
-                FlightEvents.terminated(pool);
+        if (pool.runState == TERMINATED && !terminationFired.get() && terminationFired.compareAndSet(false, true)) {
+            try {
+                if (FlightEventSupport.AVAILABLE) {
+                    FlightEvents.terminated(pool);
+                }
+            } finally {
+                terminated.complete(null);
             }
         }
     }
@@ -190,10 +202,12 @@ final class LifeCycle {
                 pool.runState = SHUTDOWN;
                 changed = true;
             }
-            awaitDelayPolicy(SHUTDOWN);
-            if (changed) { // under the lock: before the termination event, which needs it
+            // Before the wait for the timer, which releases the lock: the timer may terminate
+            // the pool meanwhile, and the termination event must come after this one.
+            if (changed && FlightEventSupport.AVAILABLE) {
                 FlightEvents.shutdown(pool, false, 0);
             }
+            awaitDelayPolicy(SHUTDOWN);
             if (pool.liveWorkers == 0 && !pool.delayHold && pool.runState < TERMINATED) {
                 terminate();
             }
@@ -215,10 +229,10 @@ final class LifeCycle {
             }
             pool.probe.stopPublished();
             pool.sweep.sweepForStop(never); // the plain tasks, as submitted; fork/join pieces abandoned
-            awaitDelayPolicy(STOP); // every delayed task still with the timer is cancelled
-            if (changed) { // under the lock: before the termination event, which needs it
+            if (changed && FlightEventSupport.AVAILABLE) { // before the wait for the timer, as in shutdown()
                 FlightEvents.shutdown(pool, true, never.size());
             }
+            awaitDelayPolicy(STOP); // every delayed task still with the timer is cancelled
             if (pool.liveWorkers == 0 && !pool.delayHold && pool.runState < TERMINATED) {
                 terminate();
             }

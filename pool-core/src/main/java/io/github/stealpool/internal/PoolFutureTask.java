@@ -45,24 +45,25 @@ public final class PoolFutureTask<V> extends FutureTask<V> implements TaskWrappe
     private volatile boolean completed;
 
     /**
-     * The Callable or Runnable given to {@code submit}, for the JFR events' task class
-     * ({@link TaskWrapper}): FutureTask keeps it private, and drops it once done.
+     * The class of the Callable or Runnable given to {@code submit}, for the JFR events
+     * ({@link TaskWrapper}): FutureTask keeps the task private. The class only, so that a done
+     * future keeps nothing of the task alive (FutureTask drops the task once done).
      */
-    private final Object submitted;
+    private final Class<?> submittedClass;
 
     public PoolFutureTask(Callable<V> callable) {
         super(callable);
-        this.submitted = callable;
+        this.submittedClass = TaskWrapper.classOf(callable);
     }
 
     public PoolFutureTask(Runnable runnable, V result) {
         super(runnable, result);
-        this.submitted = runnable;
+        this.submittedClass = TaskWrapper.classOf(runnable);
     }
 
     @Override
-    public Object wrappedTask() {
-        return submitted;
+    public Class<?> taskClass() {
+        return submittedClass;
     }
 
     /**

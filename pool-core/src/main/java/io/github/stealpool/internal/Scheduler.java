@@ -153,6 +153,9 @@ public final class Scheduler {
 
     /** Builds the workers and queues; {@link #start()} starts the threads. */
     public Scheduler(SchedulerConfig config) {
+        // The flight-recorder events are loaded now, on the thread building the pool, or found
+        // missing and logged once; the pool runs without them then (FlightEventSupport).
+        FlightEventSupport.decide();
         int parallelism = config.parallelism();
         int maxSpares = config.maxSpares();
         this.spares = new SpareThreads(this, maxSpares, config.spareKeepAliveNanos());
@@ -319,7 +322,9 @@ public final class Scheduler {
             alone = w.deque.push(task);
         } catch (IllegalStateException full) {
             statistics.rejectedSubmissions.increment();
-            FlightEvents.refused(this, submitted, SubmissionRefusedEvent.DEQUE_FULL);
+            if (FlightEventSupport.AVAILABLE) {
+                FlightEvents.refused(this, submitted, SubmissionRefusedEvent.DEQUE_FULL);
+            }
             throw new RejectedExecutionException(name + ": " + full.getMessage(), full);
         }
         VarHandle.fullFence(); // order the deque's release store before the reads below (Sleep)
@@ -452,7 +457,9 @@ public final class Scheduler {
     /** As {@link #rejected()}, for a submission of {@code task} (named in its SubmissionRefused event). */
     RejectedExecutionException rejected(Object task) {
         statistics.rejectedSubmissions.increment();
-        FlightEvents.refused(this, task, SubmissionRefusedEvent.SHUT_DOWN);
+        if (FlightEventSupport.AVAILABLE) {
+            FlightEvents.refused(this, task, SubmissionRefusedEvent.SHUT_DOWN);
+        }
         return new RejectedExecutionException(name + " is shut down; task rejected");
     }
 
@@ -476,8 +483,9 @@ public final class Scheduler {
     }
 
     void runTask(Runnable task) {
-        // Nothing more than a folded constant until JFR instruments the event (FlightEvents).
-        if (FlightEvents.TASK_RUN.isEnabled()) {
+        // Nothing more than folded constants until JFR instruments the event (FlightEvents), or
+        // where the events could not be loaded (FlightEventSupport).
+        if (FlightEventSupport.AVAILABLE && FlightEvents.TASK_RUN.isEnabled()) {
             FlightEvents.runRecorded(this, task);
             return;
         }

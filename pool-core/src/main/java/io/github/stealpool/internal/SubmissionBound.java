@@ -106,31 +106,41 @@ final class SubmissionBound extends Semaphore {
                 throw s.rejected(task); // not run after shutdown (CallerRunsPolicy drops it silently)
             }
             b.callerRuns.increment();
-            CallerRanEvent event = FlightEvents.callerRunBegins(); // null unless recorded
+            CallerRanEvent event = FlightEventSupport.AVAILABLE
+                    ? FlightEvents.callerRunBegins() : null; // null unless recorded
             try {
                 task.run(); // a failure goes to the caller, as with CallerRunsPolicy
             } finally {
-                FlightEvents.callerRan(event, s, b, task);
+                if (event != null) {
+                    FlightEvents.callerRan(event, s, b, task);
+                }
             }
             return false;
         }
         if (policy == ABORT) {
             s.statistics.rejectedSubmissions.increment();
-            FlightEvents.refused(s, task, SubmissionRefusedEvent.BOUND_REACHED);
+            if (FlightEventSupport.AVAILABLE) {
+                FlightEvents.refused(s, task, SubmissionRefusedEvent.BOUND_REACHED);
+            }
             throw new RejectedExecutionException(s.name() + ": " + b.max + " outside submissions "
                     + "already queued (maxQueuedSubmissions); task rejected");
         }
         // BLOCK, or a Task under CALLER_RUNS: it forks and joins, so it must run on a worker.
         b.blocked.increment();
         Worker.publishForksOfCurrent(); // a worker of another pool waits here running no task
-        SubmissionHeldBackEvent event = FlightEvents.holdBegins(); // null unless recorded
+        SubmissionHeldBackEvent event = FlightEventSupport.AVAILABLE
+                ? FlightEvents.holdBegins() : null; // null unless recorded
         try {
             b.acquire();
         } catch (InterruptedException e) {
-            FlightEvents.holdEnded(event, s, b, task, false);
+            if (event != null) {
+                FlightEvents.holdEnded(event, s, b, task, false);
+            }
             Thread.currentThread().interrupt(); // kept for the caller
             s.statistics.rejectedSubmissions.increment();
-            FlightEvents.refused(s, task, SubmissionRefusedEvent.INTERRUPTED);
+            if (FlightEventSupport.AVAILABLE) {
+                FlightEvents.refused(s, task, SubmissionRefusedEvent.INTERRUPTED);
+            }
             RejectedExecutionException r = new RejectedExecutionException(s.name() + ": interrupted "
                     + "while waiting for room below " + b.max + " queued outside submissions "
                     + "(maxQueuedSubmissions); task rejected");
@@ -139,10 +149,14 @@ final class SubmissionBound extends Semaphore {
         }
         if (s.runState != Scheduler.RUNNING) { // shut down while this submitter waited
             b.release();
-            FlightEvents.holdEnded(event, s, b, task, false);
+            if (event != null) {
+                FlightEvents.holdEnded(event, s, b, task, false);
+            }
             throw s.rejected(task);
         }
-        FlightEvents.holdEnded(event, s, b, task, true);
+        if (event != null) {
+            FlightEvents.holdEnded(event, s, b, task, true);
+        }
         return true;
     }
 }

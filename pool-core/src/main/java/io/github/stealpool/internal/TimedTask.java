@@ -41,8 +41,8 @@ final class TimedTask implements Runnable, TaskWrapper {
     }
 
     @Override
-    public Object wrappedTask() {
-        return task;
+    public Class<?> taskClass() {
+        return TaskWrapper.classOf(task);
     }
 
     @Override

@@ -252,7 +252,8 @@ public final class Worker implements Runnable {
         // The depth first: a ThreadFactory that itself calls blocking() on this thread while
         // the spare is created nests instead of recursing.
         if (blockingDepth++ == 0) {
-            BlockingCallEvent event = FlightEvents.blockingCallBegins(); // null unless recorded
+            BlockingCallEvent event = FlightEventSupport.AVAILABLE
+                    ? FlightEvents.blockingCallBegins() : null; // null unless recorded
             int spare;
             try {
                 spare = scheduler.spares.beginBlocking();

@@ -73,6 +73,8 @@
  *       {@code StatisticsAssembly} (the public {@code PoolStats}, built from them).</li>
  *   <li><b>Flight Recorder.</b> {@code FlightEvents} (fills and commits the JFR events, each
  *       only while a recording enables it; the task path's check folds away while JFR is off);
+ *       {@code FlightEventSupport} (whether the events could be loaded: without
+ *       {@code jdk.jfr} the pool runs without them);
  *       {@code TaskWrapper} (the pool's wrappers around a user's task, looked through for the
  *       events' task class); the event classes themselves in the subpackage
  *       {@code internal.jfr}, not exported either.</li>
