@@ -2,6 +2,7 @@ package io.github.stealpool.bench;
 
 import io.github.stealpool.WorkStealingPool;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -14,6 +15,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -32,6 +34,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * <ul>
  *   <li>{@link #scheduleCancel}: four threads schedule a task an hour away and cancel it: the
  *       submit path and the cancel path, with the timer taking both in (throughput).</li>
+ *   <li>{@link #scheduleBurst}: one thread schedules {@link #BURST} tasks, due over the next
+ *       {@link #BURST_SPREAD_MICROS} µs, and waits until all of them ran: scheduled tasks
+ *       taken in, ordered, handed to the workers and run (throughput, tasks per µs).</li>
  *   <li>{@link #lateness}: one thread schedules a task {@link #DELAY_MICROS} µs away on an
  *       idle pool and waits for it to start: the sample is the delay plus the lateness, so the
  *       report's p50 and p99 less {@code DELAY_MICROS} are the lateness.</li>
@@ -94,6 +99,36 @@ public class ScheduleBenchmark {
     public boolean scheduleCancel() {
         ScheduledFuture<?> f = executor.schedule(count, 1, TimeUnit.HOURS);
         return f.cancel(false);
+    }
+
+    /** Tasks per {@link #scheduleBurst} operation. */
+    static final int BURST = 10_000;
+    /** The burst's tasks are due 0 to this many µs after they are scheduled. */
+    static final int BURST_SPREAD_MICROS = 1_000;
+
+    /** The burst's countdown, one per operation (only that benchmark uses it). */
+    @State(Scope.Thread)
+    public static class Burst {
+        CountDownLatch done;
+        Runnable task;
+
+        @Setup(Level.Invocation)
+        public void reset() {
+            CountDownLatch d = new CountDownLatch(BURST);
+            done = d;
+            task = d::countDown;
+        }
+    }
+
+    @Benchmark
+    @BenchmarkMode(Mode.Throughput)
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
+    @OperationsPerInvocation(BURST)
+    public void scheduleBurst(Burst burst) throws InterruptedException {
+        for (int i = 0; i < BURST; i++) {
+            executor.schedule(burst.task, i % BURST_SPREAD_MICROS, TimeUnit.MICROSECONDS);
+        }
+        burst.done.await();
     }
 
     /** The lateness benchmark's flag, reset before each sample (only that benchmark uses it). */
