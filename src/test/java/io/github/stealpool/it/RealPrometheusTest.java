@@ -105,6 +105,9 @@ class RealPrometheusTest {
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(api.resolve(path)).build(),
                     HttpResponse.BodyHandlers.ofString());
             String body = r.body();
+            if (r.statusCode() == 503) {
+                return false; // listening, but still loading its storage and rules: not ready yet
+            }
             if (r.statusCode() != 200) {
                 throw new AssertionError(query + " -> HTTP " + r.statusCode() + ": " + body);
             }
@@ -128,6 +131,9 @@ class RealPrometheusTest {
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(api.resolve("rules?type=alert")).build(),
                     HttpResponse.BodyHandlers.ofString());
             String body = r.body();
+            if (r.statusCode() == 503) {
+                return false; // not ready (as in hasData)
+            }
             if (r.statusCode() != 200) {
                 throw new AssertionError("rules -> HTTP " + r.statusCode() + ": " + body);
             }
