@@ -93,7 +93,9 @@ import java.time.Duration;
  *                            {@code executor.scheduled.repetitively})
  * @param delayedTasksPending delayed tasks waiting for their delay: one-shot tasks not yet due,
  *                            periodic tasks between two runs, and the time limits of
- *                            {@code submitWithTimeout} (approximate while tasks move)
+ *                            {@code submitWithTimeout} (approximate while tasks move; a
+ *                            cancelled one counts until the timer's next turn, at most
+ *                            about a millisecond)
  */
 public record PoolStats(
         long completedTasks,

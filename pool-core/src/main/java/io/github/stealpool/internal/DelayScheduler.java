@@ -5,11 +5,9 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.Callable;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.UnaryOperator;
-import org.jctools.queues.varhandle.MpscUnboundedVarHandleArrayQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,14 +21,23 @@ import org.slf4j.LoggerFactory;
  * talks to it through the inbox.
  *
  * <h2>The inbox</h2>
- * A lock-free MPSC queue (JCTools). Submitters offer new entries, workers offer a periodic
- * entry back after its run (with its next deadline), and a successful {@code cancel} offers a
- * {@link Removal} for its entry. The timer thread is the only consumer, but for one case below
- * ("Late arrivals", under {@code mainLock} once the timer has finished). No global lock on the
- * way in: an offer is a CAS on the queue's producer index, a sequence number another
- * ({@link #sequencer}), and the counters are {@link LongAdder}s.
+ * A {@link TimerInbox}: striped lock-free stacks of the entries and removals offered, linked
+ * through their own fields (Treiber stacks, as JDK 25's {@code DelayScheduler} keeps its
+ * pending tasks in one), with the submission sequence numbers. Submitters offer new entries,
+ * workers offer a periodic entry back after its run (with its next deadline), and a successful
+ * {@code cancel} of an entry the timer has taken in offers a {@link Removal} for it. An offer
+ * is a CAS on the top of its thread's stripe, which publishes the node; the timer thread takes
+ * a stripe's whole stack at once, and is the only consumer but for one case below ("Late
+ * arrivals", under {@code mainLock} once the timer has finished). No global lock and no shared
+ * line on the way in: submitters on different stripes write nothing in common but the
+ * {@link LongAdder} counters' cells; nothing is allocated but the entry (a removal is one small
+ * object); and no one waits for another's progress. The order in which the timer takes nodes
+ * does not matter: the heap orders by deadline, then by sequence number (increasing for any one
+ * thread); and a removal that the timer takes before its entry (another stripe, or the same
+ * batch) means the entry was done before the timer took it in (below), so the timer drops it.
+ * The timer unlinks each node as it takes it, so an entry in the heap references no other.
  *
- * <p>What the timer does with what it polls: a new entry goes into the heap, unless it is done
+ * <p>What the timer does with what it takes: a new entry goes into the heap, unless it is done
  * already (cancelled before the timer saw it: dropped) or the shutdown policy drops it. A
  * {@link Removal} takes its entry out of the heap if it is there ({@code heapIndex >= 0});
  * otherwise the entry is out of the timer's hands (handed to the workers, or dropped) or on
@@ -39,6 +46,26 @@ import org.slf4j.LoggerFactory;
  * takes one out and only its runner gives it back. An Error while the heap grows ({@code add})
  * cancels the entry in hand before it propagates (the timer then fails: rule 6), so no polled
  * entry is lost.
+ *
+ * <h2>A cancel before the timer takes the entry in</h2>
+ * An entry still in the inbox needs no {@link Removal}: the timer looks whether an entry is
+ * done as it polls it, and drops it then. So a cancel offers a removal only if the timer has
+ * polled the entry, which a Dekker pair decides: the timer writes {@link DelayedTask#OUT} to
+ * the entry's {@code heapIndex} (volatile) as it polls it, then reads its state (volatile);
+ * a cancel CASes the state, then reads {@code heapIndex} (volatile). One of the two sees the
+ * other's write. If the cancel reads {@link DelayedTask#NOT_TAKEN}, its read came before the
+ * timer's write, so the timer's read of the state comes after the CAS: it sees the entry done
+ * and drops it. Otherwise the timer's write came first, and the removal is offered after the
+ * timer polled the entry, so the timer polls the removal after it placed the entry (or dropped
+ * it): it finds the entry in the heap and takes it out, or finds it not there ({@code
+ * heapIndex < 0}). A periodic entry given back by its runner is set to {@code NOT_TAKEN}
+ * before the offer, and the offer's publication orders that write before the timer's next
+ * {@code OUT}, so a cancel cannot read a stale {@code NOT_TAKEN} after the timer polled the
+ * entry again. An entry not yet taken in is taken in soon without a wake-up (its offer woke a
+ * deep-sleeping timer, or the timer lingers), so a cancel that offers no removal wakes nobody;
+ * one that offers a removal follows "No lost wake-up". A schedule-then-cancel that the timer
+ * has not yet seen costs it one look and no heap work ({@code TimerTakeInVersusCancelTest}
+ * checks the pair).
  *
  * <h2>Entries run on the timer</h2>
  * A {@link DelayedTask.OnTimer} entry is run by the timer thread itself when due, not handed to
@@ -60,18 +87,32 @@ import org.slf4j.LoggerFactory;
  * never holds the pool past that (rule 2), and when it fires with its task done it does nothing.
  *
  * <h2>No lost wake-up</h2>
- * The timer publishes what it sleeps towards in {@link #parkState} (AWAKE, PARKED_UNTIL with
- * {@link #parkDeadline}, or PARKED_FOREVER with an empty heap), then checks the inbox and the
- * run state again, and parks only if both are unchanged. A submitter offers its entry (a CAS),
- * then reads {@code parkState}, and unparks the timer when the timer sleeps past the entry's
- * deadline, after a CAS of {@code parkState} to AWAKE (so one submitter in a burst unparks it,
- * not all). All of these accesses are volatile (sequentially consistent), so either the timer's
+ * The timer publishes how it sleeps in {@link #parkState}, then checks the inbox and the run
+ * state again, and parks only if both are unchanged. Two ways to sleep:
+ * <ul>
+ *   <li>PARKED_SOON: until {@link #parkDeadline}, at most {@link #LINGER_NANOS} away. The
+ *       timer sleeps so when its heap's first entry is due that soon, and after a turn that
+ *       took anything from the inbox (it lingers: offers are coming). Only an entry due before
+ *       {@code parkDeadline} wakes it; everything else (later entries, removals) waits for it
+ *       at most that long.</li>
+ *   <li>PARKED_DEEP: until its heap's first entry, further away, or for good with an empty
+ *       heap, after a turn that took nothing. Any offer wakes it: an entry, and a cancel's
+ *       removal.</li>
+ * </ul>
+ * So a stream of offers wakes the timer once, then it takes them in batches, at least every
+ * {@code LINGER_NANOS}, with no unpark from the stream unless an entry is due sooner; an idle
+ * timer costs one lingering turn after its last offer, then sleeps deep. A submitter offers
+ * its entry (a CAS), then reads {@code parkState}, and unparks the timer if the rule above says
+ * so, after a CAS of {@code parkState} to AWAKE (so one submitter in a burst unparks it, not
+ * all). All of these accesses are volatile (sequentially consistent), so either the timer's
  * check sees the offer and it does not park, or the submitter reads the state written before
  * that check. If it then sees AWAKE the timer is between two cycles, and the next cycle's drain
  * comes after the write of AWAKE, which comes after the submitter's read, which comes after its
- * offer: the drain sees the entry. If it sees a park state and decides not to wake (its
- * deadline is not earlier), the timer wakes by its deadline anyway and drains. A failed CAS
- * means someone else set AWAKE: the same case. {@code shutdown} and {@code shutdownNow} store
+ * offer: the drain sees the entry. If it sees PARKED_SOON and does not wake it (its entry is
+ * not due earlier), the timer wakes by {@code parkDeadline} anyway and drains, before the
+ * entry is due. A failed CAS means someone else set AWAKE: the same case. A cancel's removal
+ * follows the same steps and rule (deep: wake); under PARKED_SOON it waits at most
+ * {@code LINGER_NANOS}, so a cancelled entry leaves the timer's hands that promptly. {@code shutdown} and {@code shutdownNow} store
  * the run state and then wake the timer the same way ({@link #wakeUp}); the timer's check of
  * the run state after its publication closes that window likewise. A spurious or extra unpark
  * costs one turn of the loop. So does an interrupt of the timer thread: the timer clears it
@@ -110,8 +151,8 @@ import org.slf4j.LoggerFactory;
  *       timer has applied STOP, so every delayed task is returned or cancelled by then.</li>
  *   <li><b>Late arrivals.</b> A submission checks the run state before it offers (rejected
  *       after shutdown, as {@code ScheduledThreadPoolExecutor} does), and again after the offer
- *       and a full fence; one that sees the pool leave RUNNING settles under {@code mainLock}
- *       ({@link #settleLate}). If the timer has not finished, it will poll the entry (it lets
+ *       (its CAS is a volatile write, the check a volatile read); one that sees the pool leave
+ *       RUNNING settles under {@code mainLock} ({@link #settleLate}). If the timer has not finished, it will poll the entry (it lets
  *       go only with the inbox empty, under the same lock, and the offer came first) and apply
  *       the policy. If it has finished it polls no more: the settler, now the inbox's only
  *       consumer (consumers follow each other under {@code mainLock}), drains it and cancels
@@ -126,8 +167,7 @@ import org.slf4j.LoggerFactory;
  *       inbox with the STOP policy, then lets go as in rule 2 ({@link #tryFinish}, draining
  *       again until the inbox is empty under {@code mainLock}). New submissions are refused
  *       once {@code failed} is set. A hand-over racing the failure re-checks {@code failed}
- *       after its offer and the full fence, as it re-checks the run state (rule 4): if it
- *       reads false, its offer came before the write of {@code failed}, so before the timer's
+ *       after its offer, as it re-checks the run state (rule 4): if it reads false, its offer came before the write of {@code failed}, so before the timer's
  *       last check of the inbox, which sees it; if true it settles under {@code mainLock}:
  *       before the timer finished, the timer polls it yet; after, the settler cancels it. No
  *       entry is left in a dead inbox. If even that clean-up fails and the thread ends without
@@ -148,11 +188,15 @@ public final class DelayScheduler {
     static final Logger LOG = LoggerFactory.getLogger(DelayScheduler.class);
 
     private static final int AWAKE = 0;
-    private static final int PARKED_UNTIL = 1;
-    private static final int PARKED_FOREVER = 2;
+    private static final int PARKED_SOON = 1;
+    private static final int PARKED_DEEP = 2;
 
-    /** Inbox chunk: a burst of 1024 offers allocates one array. */
-    private static final int CHUNK = 1024;
+    /**
+     * The longest PARKED_SOON sleep ("No lost wake-up"): how long a removal or an entry due
+     * later may wait for a lingering timer; short against any delay worth a timer, long
+     * against the gap between two offers of a stream.
+     */
+    static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     /** Delays are clamped to this (~146 years), so deadlines compare by subtraction. */
     static final long MAX_DELAY = Long.MAX_VALUE >> 1;
@@ -169,12 +213,15 @@ public final class DelayScheduler {
 
     final Scheduler pool;
     private final boolean cancelOneShotOnShutdown;
-    private final MpscUnboundedVarHandleArrayQueue<Object> inbox = new MpscUnboundedVarHandleArrayQueue<>(CHUNK);
-    private final AtomicLong sequencer = new AtomicLong();
-    /** Entries with the timer: offered and not yet handed over, dropped or removed. */
-    final LongAdder pending = new LongAdder();
+    /** See "The inbox". */
+    private final TimerInbox inbox;
     /** {@code executor.scheduled.once}: calls of the one-shot {@code schedule} methods. */
-    final LongAdder scheduledOnce = new LongAdder();
+    /**
+     * Entries that left the timer's hands (handed over, dropped, removed or cancelled): the
+     * timer's, or a settler's under {@code mainLock}; {@link #pending()} is the inbox's count of
+     * entries offered less this.
+     */
+    private final LongAdder released = new LongAdder();
     /** {@code executor.scheduled.repetitively}: calls of the two periodic ones. */
     final LongAdder scheduledRepetitively = new LongAdder();
     final Thread thread;
@@ -182,6 +229,8 @@ public final class DelayScheduler {
     /** See "No lost wake-up". */
     private volatile int parkState;
     private volatile long parkDeadline;
+    /** The timer thread's own: whether its next park has no deadline (deep, empty heap). */
+    private boolean parkForever;
     /** The highest run state whose policy the timer has applied; written under mainLock. */
     private volatile int applied = Scheduler.RUNNING;
     /** Set under mainLock when the timer lets go of the pool; it polls no more. */
@@ -197,8 +246,10 @@ public final class DelayScheduler {
     private int size;
 
     /** A cancel's request to take its entry out of the heap. */
-    private static final class Removal {
+    static final class Removal {
         final DelayedTask<?> task;
+        /** The inbox node offered before this one; written before the offer's CAS. */
+        Object next;
 
         Removal(DelayedTask<?> task) {
             this.task = task;
@@ -208,6 +259,8 @@ public final class DelayScheduler {
     DelayScheduler(Scheduler pool, boolean cancelOneShotOnShutdown) {
         this.pool = pool;
         this.cancelOneShotOnShutdown = cancelOneShotOnShutdown;
+        // Two stripes per worker, as the injection queue: concurrent submitters seldom share one.
+        this.inbox = new TimerInbox(2 * pool.parallelism);
         Thread t = new Thread(null, this::run, pool.name() + "-timer", 0L, false);
         t.setDaemon(true); // the workers keep the JVM alive while there is work; the timer never needs to
         this.thread = t;
@@ -230,10 +283,10 @@ public final class DelayScheduler {
                                        UnaryOperator<Runnable> decorator) {
         long time = deadline(unit.toNanos(delay));
         DelayedTask<V> t = decorator == null
-                ? new DelayedTask<>(this, callable, time, 0L, sequencer.getAndIncrement())
-                : new DelayedTask.Decorated<>(this, callable, time, 0L, sequencer.getAndIncrement())
+                ? new DelayedTask<>(this, callable, time, 0L, inbox.nextSequence())
+                : new DelayedTask.Decorated<>(this, callable, time, 0L, inbox.nextSequence())
                         .decorate(decorator);
-        scheduledOnce.increment();
+        inbox.countScheduledOnce(t);
         submit(t);
         return t;
     }
@@ -246,7 +299,7 @@ public final class DelayScheduler {
                                       UnaryOperator<Runnable> decorator) {
         DelayedTask<Void> t = newTask(runnable, deadline(unit.toNanos(delay)), 0L, decorator);
         if (counted) {
-            scheduledOnce.increment();
+            inbox.countScheduledOnce(t);
         }
         submit(t);
         return t;
@@ -258,7 +311,7 @@ public final class DelayScheduler {
      */
     public DelayedTask<Void> scheduleOnTimer(Runnable action, long delay, TimeUnit unit) {
         DelayedTask<Void> t = new DelayedTask.OnTimer(this, action, deadline(unit.toNanos(delay)),
-                sequencer.getAndIncrement());
+                inbox.nextSequence());
         submit(t);
         return t;
     }
@@ -282,9 +335,9 @@ public final class DelayScheduler {
     private DelayedTask<Void> newTask(Runnable runnable, long time, long period,
                                       UnaryOperator<Runnable> decorator) {
         return decorator == null
-                ? new DelayedTask<>(this, runnable, null, time, period, sequencer.getAndIncrement())
+                ? new DelayedTask<>(this, runnable, null, time, period, inbox.nextSequence())
                 : new DelayedTask.Decorated<Void>(this, runnable, null, time, period,
-                        sequencer.getAndIncrement()).decorate(decorator);
+                        inbox.nextSequence()).decorate(decorator);
     }
 
     private void submit(DelayedTask<?> t) {
@@ -300,8 +353,7 @@ public final class DelayScheduler {
     }
 
     private void handOver(DelayedTask<?> t) {
-        pending.increment(); // before the offer: the timer's decrement never comes first
-        offerAndWake(t); // its full fence orders the offer before the reads below
+        offerAndWake(t); // its offer's CAS comes before the reads below
         if (pool.runState != Scheduler.RUNNING || failed) {
             settleLate();
         }
@@ -312,11 +364,10 @@ public final class DelayScheduler {
      * sleeps past {@code t}'s deadline; true if this call unparked it.
      */
     private boolean offerAndWake(DelayedTask<?> t) {
-        inbox.offer(t);
-        VarHandle.fullFence(); // the offer before the reads below ("No lost wake-up", rule 4)
+        inbox.offer(t); // counted, then a volatile CAS: before the reads below and the caller's (rule 4)
         long time = t.time;
         int s = parkState;
-        if (s == PARKED_FOREVER || s == PARKED_UNTIL && time - parkDeadline < 0) {
+        if (s == PARKED_DEEP || s == PARKED_SOON && time - parkDeadline < 0) {
             if (PARK_STATE.compareAndSet(this, s, AWAKE)) {
                 LockSupport.unpark(thread);
                 return true;
@@ -326,16 +377,21 @@ public final class DelayScheduler {
     }
 
     /**
-     * The timer's half of "No lost wake-up": publishes what it would sleep towards, then looks
-     * at the inbox and the run state again; true if it may park, false if it must go round
-     * (then it is AWAKE again).
+     * The timer's half of "No lost wake-up": publishes how it would sleep, lingering if
+     * {@code busy} (its turn took something from the inbox), then looks at the inbox and the
+     * run state again; true if it may park, false if it must go round (then it is AWAKE again).
      */
-    private boolean prepareToPark(int rs) {
-        if (size == 0) {
-            parkState = PARKED_FOREVER;
+    private boolean prepareToPark(int rs, boolean busy) {
+        long now = System.nanoTime();
+        boolean soonDue = size > 0 && heap[0].time - now <= LINGER_NANOS;
+        if (soonDue || busy) {
+            parkForever = false;
+            parkDeadline = soonDue ? heap[0].time : now + LINGER_NANOS;
+            parkState = PARKED_SOON;
         } else {
-            parkDeadline = heap[0].time;
-            parkState = PARKED_UNTIL;
+            parkForever = size == 0;
+            parkDeadline = size == 0 ? now + MAX_DELAY : heap[0].time;
+            parkState = PARKED_DEEP;
         }
         if (!inbox.isEmpty() || pool.runState != rs) {
             parkState = AWAKE;
@@ -355,9 +411,9 @@ public final class DelayScheduler {
             this.timer = new DelayScheduler(pool, false);
         }
 
-        /** The timer thread's half, with an empty heap: true if it would park. */
+        /** The timer thread's half, with an empty heap, after an idle turn: true if it would park. */
         public boolean timerWouldPark() {
-            return timer.prepareToPark(Scheduler.RUNNING);
+            return timer.prepareToPark(Scheduler.RUNNING, false);
         }
 
         /** A submitter's half: true if it unparked the timer. */
@@ -366,7 +422,88 @@ public final class DelayScheduler {
         }
     }
 
-    /** Unparks the timer whatever it sleeps towards (shutdown, a removal to make). */
+    /**
+     * For the jcstress test of "A cancel before the timer takes the entry in"
+     * ({@code TimerTakeInVersusCancelTest}): a timer whose thread is never started, one entry
+     * offered to it, and the two sides.
+     */
+    public static final class TakeInProbe {
+        private final DelayScheduler timer;
+        private final DelayedTask<Void> task;
+
+        public TakeInProbe(Scheduler pool) {
+            this.timer = new DelayScheduler(pool, false);
+            this.task = new DelayedTask<Void>(timer, () -> { }, null, System.nanoTime() + MAX_DELAY, 0L, 0L);
+        }
+
+        /** The timer polls the entry: true if it placed it in the heap. */
+        public boolean timerTakesIn() {
+            timer.takeIn(task, Scheduler.RUNNING);
+            return task.heapIndex >= 0;
+        }
+
+        /** The user cancels the entry: true if the cancel asked for its removal. */
+        public boolean cancelAsksForRemoval() {
+            task.cancel(false);
+            return !timer.inbox.isEmpty(); // nothing else is ever offered to this timer
+        }
+
+        /** After both: true if the entry is still in the heap once the timer took in its inbox. */
+        public boolean leftInTheHeap() {
+            timer.drain(Scheduler.RUNNING);
+            return task.heapIndex >= 0;
+        }
+    }
+
+    /**
+     * For the jcstress test of the inbox ({@code TimerInboxOffersVersusTakeTest}): a timer
+     * whose thread is never started, two entries to offer, and its inbox's consumer side.
+     */
+    public static final class InboxProbe {
+        private final DelayScheduler timer;
+        private final DelayedTask<Void> first;
+        private final DelayedTask<Void> second;
+        private int firstTaken;
+        private int secondTaken;
+
+        public InboxProbe(Scheduler pool) {
+            this.timer = new DelayScheduler(pool, false);
+            this.first = new DelayedTask<Void>(timer, () -> { }, null, 0L, 0L, 0L);
+            this.second = new DelayedTask<Void>(timer, () -> { }, null, 0L, 0L, 0L); // seq 0: the same stripe as first, so the two offers race on one top
+        }
+
+        public void offerFirst() {
+            timer.inbox.offer(first);
+        }
+
+        public void offerSecond() {
+            timer.inbox.offer(second);
+        }
+
+        /** Takes everything offered so far; the number of entries taken. */
+        public int takeAll() {
+            int n = 0;
+            for (Object batch; (batch = timer.inbox.takeAny()) != null; ) {
+                for (Object o = batch; o != null; o = TimerInbox.unlinkNext(o)) {
+                    n++;
+                    if (o == first) {
+                        firstTaken++;
+                    } else if (o == second) {
+                        secondTaken++;
+                    }
+                }
+            }
+            return n;
+        }
+
+        /** After everything was taken: true if each entry was taken exactly once, and unlinked. */
+        public boolean eachTakenOnce() {
+            return firstTaken == 1 && secondTaken == 1 && first.inboxNext == null && second.inboxNext == null
+                    && timer.inbox.isEmpty() && timer.inbox.offered() == 2;
+        }
+    }
+
+    /** Unparks the timer however it sleeps (shutdown, shutdownNow). */
     void wakeUp() {
         int s = parkState;
         if (s != AWAKE && PARK_STATE.compareAndSet(this, s, AWAKE)) {
@@ -374,13 +511,20 @@ public final class DelayScheduler {
         }
     }
 
-    /** {@code t} was cancelled: ask the timer to take it out of its heap. */
+    /**
+     * {@code t} was cancelled (its state CAS done): asks the timer to take it out of its heap
+     * if the timer has polled it ("A cancel before the timer takes the entry in").
+     */
     void cancelled(DelayedTask<?> t) {
         if (Thread.currentThread() == thread || finished) {
             return; // the timer cancels only what it holds in hand; a finished one holds nothing
         }
-        inbox.offer(new Removal(t));
-        wakeUp();
+        if (t.heapIndexVolatile() != DelayedTask.NOT_TAKEN) {
+            inbox.offer(new Removal(t)); // a volatile CAS, before the read of parkState ("No lost wake-up")
+            if (parkState == PARKED_DEEP && PARK_STATE.compareAndSet(this, PARKED_DEEP, AWAKE)) {
+                LockSupport.unpark(thread);
+            }
+        }
     }
 
     /**
@@ -408,11 +552,20 @@ public final class DelayScheduler {
 
     /** Under mainLock, once the timer has finished: cancels what the inbox still holds. */
     private void drainAndCancel() {
-        for (Object o; (o = inbox.poll()) != null; ) {
+        for (Object batch; (batch = inbox.takeAny()) != null; ) {
+            cancelAll(batch);
+        }
+    }
+
+    /** Cancels every entry of {@code batch} (from {@code takeAny}), unlinking each. */
+    private void cancelAll(Object batch) {
+        for (Object o = batch; o != null; ) {
+            Object next = TimerInbox.unlinkNext(o);
             if (o instanceof DelayedTask) {
-                pending.decrement();
+                released.increment();
                 ((DelayedTask<?>) o).cancel(false);
             }
+            o = next;
         }
     }
 
@@ -469,9 +622,18 @@ public final class DelayScheduler {
         return finished;
     }
 
-    /** Entries with the timer (see {@link #pending}); exact when nothing moves. */
+    /**
+     * Entries with the timer: offered and not yet handed over, dropped or removed; exact when
+     * nothing moves.
+     */
     long pending() {
-        return Math.max(0L, pending.sum());
+        long gone = released.sum(); // first: every entry it counts was counted as offered before
+        return Math.max(0L, inbox.offered() - gone);
+    }
+
+    /** {@code executor.scheduled.once}: calls of the one-shot {@code schedule} methods. */
+    long scheduledOnce() {
+        return inbox.scheduledOnce();
     }
 
     // ------------------------------------------------------------------ the timer thread
@@ -513,7 +675,7 @@ public final class DelayScheduler {
         for (;;) {
             pool.probe.timerTurn();
             int rs = pool.runState;
-            drain(rs);
+            boolean busy = drain(rs);
             if (rs > done) {
                 applyPolicy(rs);
                 done = rs;
@@ -528,13 +690,13 @@ public final class DelayScheduler {
                 }
                 continue;
             }
-            if (!prepareToPark(rs)) {
+            if (!prepareToPark(rs, busy)) {
                 continue;
             }
-            if (size == 0) {
+            if (parkForever) {
                 LockSupport.park(this);
             } else {
-                long wait = heap[0].time - System.nanoTime();
+                long wait = parkDeadline - System.nanoTime();
                 if (wait > 0L) {
                     LockSupport.parkNanos(this, wait);
                 }
@@ -546,31 +708,59 @@ public final class DelayScheduler {
         }
     }
 
-    /** Takes in everything offered so far, applying the policy of run state {@code rs}. */
-    private void drain(int rs) {
-        for (Object o; (o = inbox.poll()) != null; ) {
-            if (o instanceof Removal) {
-                DelayedTask<?> t = ((Removal) o).task;
-                if (t.heapIndex >= 0) {
-                    removeAt(t.heapIndex);
-                    pending.decrement();
-                }
-            } else {
-                DelayedTask<?> t = (DelayedTask<?>) o;
-                if (t.isDone()) {
-                    pending.decrement();
-                } else if (drops(t, rs)) {
-                    pending.decrement();
-                    t.cancel(false);
-                } else {
-                    try {
-                        add(t);
-                    } catch (Throwable e) { // out of memory growing the heap: t is only here
-                        pending.decrement();
-                        t.cancel(false);
-                        throw e; // the timer fails (rule 6)
+    /**
+     * Takes in everything offered so far, applying the policy of run state {@code rs}; true if
+     * there was anything.
+     */
+    private boolean drain(int rs) {
+        boolean took = false;
+        for (Object batch; (batch = inbox.takeAny()) != null; ) {
+            took = true;
+            for (Object o = batch; o != null; ) {
+                Object next = TimerInbox.unlinkNext(o);
+                try {
+                    if (o instanceof Removal) {
+                        remove(((Removal) o).task);
+                    } else {
+                        takeIn((DelayedTask<?>) o, rs);
                     }
+                } catch (Throwable e) { // the timer fails (rule 6): the rest of the batch is only here
+                    try {
+                        cancelAll(next);
+                    } catch (Throwable again) {
+                        e.addSuppressed(again);
+                    }
+                    throw e;
                 }
+                o = next;
+            }
+        }
+        return took;
+    }
+
+    /** A {@link Removal}: takes {@code t} out of the heap if it is there. */
+    private void remove(DelayedTask<?> t) {
+        if (t.heapIndex >= 0) {
+            removeAt(t.heapIndex);
+            released.increment();
+        }
+    }
+
+    /** A polled entry: into the heap, unless it is done or the policy of {@code rs} drops it. */
+    private void takeIn(DelayedTask<?> t, int rs) {
+        t.setHeapIndexVolatile(DelayedTask.OUT); // before isDone: "A cancel before the timer takes the entry in"
+        if (t.isDone()) {
+            released.increment();
+        } else if (drops(t, rs)) {
+            released.increment();
+            t.cancel(false);
+        } else {
+            try {
+                add(t);
+            } catch (Throwable e) { // out of memory growing the heap: t is only here
+                released.increment();
+                t.cancel(false);
+                throw e; // the timer fails (rule 6)
             }
         }
     }
@@ -594,7 +784,7 @@ public final class DelayScheduler {
             h[i] = null;
             if (drops(t, rs) || t.isDone()) {
                 t.heapIndex = -1;
-                pending.decrement();
+                released.increment();
                 t.cancel(false);
             } else {
                 h[kept++] = t;
@@ -615,7 +805,7 @@ public final class DelayScheduler {
             DelayedTask<?> t = h[i];
             h[i] = null;
             t.heapIndex = -1;
-            pending.decrement();
+            released.increment();
             t.cancel(false);
         }
         size = 0;
@@ -640,7 +830,7 @@ public final class DelayScheduler {
                 return;
             }
             removeAt(0);
-            pending.decrement();
+            released.increment();
             if (t.isDone()) {
                 continue;
             }

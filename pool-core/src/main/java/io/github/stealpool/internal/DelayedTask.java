@@ -1,5 +1,7 @@
 package io.github.stealpool.internal;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.ExecutionException;
@@ -19,15 +21,19 @@ import java.util.function.UnaryOperator;
  * <p>Size, for the goal of ~100 bytes per pending task: {@code FutureTask}'s 32 bytes (header
  * and five fields), then {@link #timer}, {@link #heapIndex}, {@link #time} and {@link #seq}:
  * 56 bytes, 64 with {@link #period}, 72 with the class of the task as scheduled (for the
- * flight-recorder events, which name it: the class, not the task, which a done future drops);
+ * flight-recorder events, which name it: the class, not the task, which a done future drops)
+ * and the inbox's link {@link #inboxNext} (which fills the alignment gap: no byte more);
  * the callable adapter of a {@code Runnable} (24) and the heap's slot (4 to 8 with compressed
  * oops) come on top. {@code ScheduledTest} measures about 96 to 98 bytes per pending task.
  *
  * <p>Fields and their owners: {@link #time} is written by the submitter before the entry is
  * handed to the timer (the inbox's offer publishes it), and for a periodic task by the worker
  * that ran it, before it hands the entry back the same way; other threads read it only in
- * {@link #getDelay} and {@link #compareTo} (volatile, as in the JDK). {@link #heapIndex} is the
- * timer thread's alone.
+ * {@link #getDelay} and {@link #compareTo} (volatile, as in the JDK). {@link #heapIndex} is
+ * written by the timer thread, and by a periodic task's runner as it hands the entry back
+ * ({@link #NOT_TAKEN}, before the offer that publishes it); a cancel reads it, volatile, to
+ * learn whether the timer has taken the entry in ({@link DelayScheduler}, "A cancel before the
+ * timer takes the entry in").
  *
  * <p>Two subclasses: {@link OnTimer}, an entry that the timer runs itself when it is due instead
  * of handing it to the workers (see {@link DelayScheduler}, "Entries run on the timer"); and
@@ -48,11 +54,35 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
     final long period;
     /** The deadline, a {@link System#nanoTime()} value. */
     volatile long time;
+    /** {@link #heapIndex} of an entry offered to the timer and not yet polled by it. */
+    static final int NOT_TAKEN = -2;
+    /** {@link #heapIndex} of an entry the timer has polled and that is not in its heap. */
+    static final int OUT = -1;
+
+    private static final VarHandle HEAP_INDEX;
+
+    static {
+        try {
+            HEAP_INDEX = MethodHandles.lookup().findVarHandle(DelayedTask.class, "heapIndex", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /**
-     * The timer thread's own: the entry's slot in the heap, or -1 while it is not in it
-     * (in the inbox, handed to the workers, or gone).
+     * The entry's slot in the timer's heap, or {@link #NOT_TAKEN} while it waits in the inbox,
+     * or {@link #OUT} once the timer has polled it and it is not in the heap (handed to the
+     * workers, dropped, or between its poll and its place in the heap). Plain accesses but two:
+     * the timer's write of {@code OUT} as it polls the entry, and a cancel's read.
      */
-    int heapIndex = -1;
+    int heapIndex = NOT_TAKEN;
+
+    /**
+     * The inbox node offered before this entry ({@code DelayScheduler}, "The inbox"): written
+     * by the offering thread before the CAS that publishes it, cleared by the timer as it takes
+     * the entry.
+     */
+    Object inboxNext;
 
     /**
      * The class of the Callable or Runnable given to {@code schedule}, for the JFR events
@@ -77,6 +107,20 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
         this.time = time;
         this.period = period;
         this.seq = seq;
+    }
+
+    /**
+     * The timer, as it polls this entry and before it looks whether the entry is done: the
+     * write half of the Dekker pair with {@link #heapIndexVolatile} after a cancel's CAS of the
+     * state (volatile, so that one of the two sees the other).
+     */
+    void setHeapIndexVolatile(int i) {
+        HEAP_INDEX.setVolatile(this, i);
+    }
+
+    /** A cancel, after its CAS of the state: whether the timer has polled this entry yet. */
+    int heapIndexVolatile() {
+        return (int) HEAP_INDEX.getVolatile(this);
     }
 
     @Override
@@ -140,6 +184,7 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
             cancel(false);
         } else if (runAndReset()) {
             time = period > 0 ? time + period : DelayScheduler.deadline(-period);
+            heapIndex = NOT_TAKEN; // the timer wrote OUT as it handed it over; the offer publishes this
             timer.rearm(this);
         }
     }
@@ -183,7 +228,8 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
 
     /**
      * As {@link FutureTask#cancel}; a successful cancel also asks the timer to remove the
-     * entry from its heap (if it is there), so that it is not kept until its deadline.
+     * entry from its heap if the timer has taken it in, so that it is not kept until its
+     * deadline (one still in the inbox the timer drops as it polls it).
      */
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {

@@ -120,7 +120,7 @@ final class StatisticsAssembly {
                 Math.min(s.spares.blockedWorkers(), size), s.spares.compensations(),
                 b == null ? 0L : b.callerRuns.sum(), b == null ? 0L : b.blocked.sum(),
                 b == null ? Long.MAX_VALUE : b.remaining(),
-                d == null ? 0L : d.scheduledOnce.sum(), d == null ? 0L : d.scheduledRepetitively.sum(),
+                d == null ? 0L : d.scheduledOnce(), d == null ? 0L : d.scheduledRepetitively.sum(),
                 d == null ? 0L : d.pending());
     }
 }
