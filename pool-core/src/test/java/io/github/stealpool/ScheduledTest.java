@@ -241,6 +241,57 @@ class ScheduledTest {
     }
 
     @Test
+    void tasksAreHandedOverInDeadlineOrderThroughRandomCancels() throws Exception {
+        // One FIFO worker, held busy until every task is due: the run order is the order in
+        // which the timer's heap gave them up. Random delays with many ties, and cancels that
+        // take entries out of the middle of the heap, exercise every sift.
+        WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).fifo(true).build();
+        try {
+            CountDownLatch release = new CountDownLatch(1);
+            pool.execute(() -> {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            List<ScheduledFuture<?>> kept = Collections.synchronizedList(new ArrayList<>());
+            List<ScheduledFuture<?>> order = Collections.synchronizedList(new ArrayList<>());
+            List<ScheduledFuture<?>> all = new ArrayList<>();
+            for (int i = 0; i < 3000; i++) {
+                AtomicReference<ScheduledFuture<?>> self = new AtomicReference<>();
+                long delayMicros = 1000 * random.nextInt(20) + (random.nextBoolean() ? 0 : random.nextInt(1000));
+                ScheduledFuture<?> f = pool.schedule(() -> order.add(self.get()), delayMicros, TimeUnit.MICROSECONDS);
+                self.set(f);
+                all.add(f);
+                if (i % 50 == 49) { // let the timer take in what came so far, so cancels hit the heap
+                    Thread.sleep(1);
+                }
+            }
+            for (ScheduledFuture<?> f : all) {
+                if (random.nextInt(3) == 0) {
+                    assertTrue(f.cancel(false));
+                } else {
+                    kept.add(f);
+                }
+            }
+            await().atMost(HANG, TimeUnit.SECONDS).until(() -> pool.stats().delayedTasksPending() == 0);
+            release.countDown();
+            for (ScheduledFuture<?> f : kept) {
+                f.get(HANG, TimeUnit.SECONDS);
+            }
+            assertEquals(kept.size(), order.size(), "every kept task ran once");
+            for (int i = 1; i < order.size(); i++) {
+                assertTrue(order.get(i - 1).compareTo(order.get(i)) < 0,
+                        "handed over by deadline, then scheduling order: " + i);
+            }
+        } finally {
+            terminate(pool);
+        }
+    }
+
+    @Test
     void getDelayAndCompareToAsTheJdks() throws Exception {
         WorkStealingPool pool = pool(1);
         try {

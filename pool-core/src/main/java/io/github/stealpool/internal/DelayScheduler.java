@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * The timer behind {@code WorkStealingPool}'s {@code schedule} methods and
  * {@code submitWithTimeout}: one daemon thread, started by the first delayed submission (under
  * the scheduler's {@code mainLock}, once), that keeps the pending {@link DelayedTask}s in a
- * 4-ary min-heap ordered by deadline, then submission order, and hands each one to the
+ * 4-ary min-heap ordered by deadline, then sequence number (see "The inbox"), and hands each one to the
  * workers when it is due ({@link Scheduler#executeDelayed}). After JDK 25's
  * {@code ForkJoinPool.DelayScheduler}: only the timer thread touches the heap; everyone else
  * talks to it through the inbox.
@@ -26,14 +26,18 @@ import org.slf4j.LoggerFactory;
  * pending tasks in one), with the submission sequence numbers. Submitters offer new entries,
  * workers offer a periodic entry back after its run (with its next deadline), and a successful
  * {@code cancel} of an entry the timer has taken in offers a {@link Removal} for it. An offer
- * is a CAS on the top of its thread's stripe, which publishes the node; the timer thread takes
+ * is a CAS on the top of a stripe (an entry's: the one its sequence number names, so a
+ * periodic entry goes back where it was scheduled; a removal's: its thread's), which publishes
+ * the node; the timer thread takes
  * a stripe's whole stack at once, and is the only consumer but for one case below ("Late
  * arrivals", under {@code mainLock} once the timer has finished). No global lock and no shared
  * line on the way in: submitters on different stripes write nothing in common but the
  * {@link LongAdder} counters' cells; nothing is allocated but the entry (a removal is one small
  * object); and no one waits for another's progress. The order in which the timer takes nodes
  * does not matter: the heap orders by deadline, then by sequence number (increasing for any one
- * thread); and a removal that the timer takes before its entry (another stripe, or the same
+ * thread, so one thread's entries due at the same moment go in the order it scheduled them;
+ * between threads a tie goes by stripe counters, not by time of submission, as a global counter
+ * would, which every submitter would write); and a removal that the timer takes before its entry (another stripe, or the same
  * batch) means the entry was done before the timer took it in (below), so the timer drops it.
  * The timer unlinks each node as it takes it, so an entry in the heap references no other.
  *
@@ -215,7 +219,6 @@ public final class DelayScheduler {
     private final boolean cancelOneShotOnShutdown;
     /** See "The inbox". */
     private final TimerInbox inbox;
-    /** {@code executor.scheduled.once}: calls of the one-shot {@code schedule} methods. */
     /**
      * Entries that left the timer's hands (handed over, dropped, removed or cancelled): the
      * timer's, or a settler's under {@code mainLock}; {@link #pending()} is the inbox's count of
@@ -349,6 +352,10 @@ public final class DelayScheduler {
 
     /** A periodic task's runner gives it back with its next deadline. */
     void rearm(DelayedTask<?> t) {
+        // Before the offer, which publishes it: the timer wrote OUT as it handed the entry over,
+        // and a cancel must not read that once the entry is back in the inbox ("A cancel before
+        // the timer takes the entry in").
+        t.heapIndex = DelayedTask.NOT_TAKEN;
         handOver(t);
     }
 
@@ -406,34 +413,66 @@ public final class DelayScheduler {
      */
     public static final class WakeUpProbe {
         private final DelayScheduler timer;
+        private final boolean lingering;
+        private final long due;
 
+        /** The timer parking deep, after an idle turn, with an empty heap. */
         public WakeUpProbe(Scheduler pool) {
-            this.timer = new DelayScheduler(pool, false);
+            this(pool, false);
         }
 
-        /** The timer thread's half, with an empty heap, after an idle turn: true if it would park. */
+        /**
+         * With {@code lingering}, the timer parks PARKED_SOON after a busy turn, and an earlier
+         * turn left a {@code parkDeadline} far in the past; the submitter's entry is due after
+         * that one and before the new one, so it must wake the timer if it sees it lingering.
+         */
+        public WakeUpProbe(Scheduler pool, boolean lingering) {
+            this.timer = new DelayScheduler(pool, false);
+            this.lingering = lingering;
+            long now = System.nanoTime();
+            this.due = lingering ? now + LINGER_NANOS / 2 : now;
+            if (lingering) {
+                timer.parkDeadline = now - TimeUnit.SECONDS.toNanos(1);
+            }
+        }
+
+        /** The timer thread's half: true if it would park. */
         public boolean timerWouldPark() {
-            return timer.prepareToPark(Scheduler.RUNNING, false);
+            return timer.prepareToPark(Scheduler.RUNNING, lingering);
         }
 
         /** A submitter's half: true if it unparked the timer. */
         public boolean submitterWakes() {
-            return timer.offerAndWake(new DelayedTask<Void>(timer, () -> { }, null, System.nanoTime(), 0L, 0L));
+            return timer.offerAndWake(new DelayedTask<Void>(timer, () -> { }, null, due, 0L, 0L));
         }
     }
 
     /**
      * For the jcstress test of "A cancel before the timer takes the entry in"
-     * ({@code TimerTakeInVersusCancelTest}): a timer whose thread is never started, one entry
-     * offered to it, and the two sides.
+     * ({@code TimerTakeInVersusCancelTest} and {@code TimerRearmVersusCancelTest}): a timer whose
+     * thread is never started, one entry, and the sides: the timer taking it in (given to it
+     * directly), a periodic runner giving it back, and a cancel.
      */
     public static final class TakeInProbe {
         private final DelayScheduler timer;
         private final DelayedTask<Void> task;
 
+        /** A new entry, not yet given to the timer. */
         public TakeInProbe(Scheduler pool) {
+            this(pool, false);
+        }
+
+        /**
+         * With {@code handedOver}, the entry is a periodic one the timer has handed over (out
+         * of its heap) and that is running.
+         */
+        public TakeInProbe(Scheduler pool, boolean handedOver) {
             this.timer = new DelayScheduler(pool, false);
-            this.task = new DelayedTask<Void>(timer, () -> { }, null, System.nanoTime() + MAX_DELAY, 0L, 0L);
+            this.task = new DelayedTask<Void>(timer, () -> { }, null, System.nanoTime() + MAX_DELAY,
+                    TimeUnit.HOURS.toNanos(1), 0L);
+            if (handedOver) {
+                task.heapIndex = DelayedTask.OUT;
+            }
         }
 
         /** The timer polls the entry: true if it placed it in the heap. */
@@ -446,6 +485,21 @@ public final class DelayScheduler {
         public boolean cancelAsksForRemoval() {
             task.cancel(false);
             return !timer.inbox.isEmpty(); // nothing else is ever offered to this timer
+        }
+
+        /** The user cancels the entry (while other things may be offered). */
+        public void cancel() {
+            task.cancel(false);
+        }
+
+        /**
+         * A periodic runner gives the entry back after a run (a probe made {@code handedOver}),
+         * then the timer takes in its inbox: true if the entry is in the heap.
+         */
+        public boolean rearmedAndTakenIn() {
+            timer.rearm(task);
+            timer.drain(Scheduler.RUNNING);
+            return task.heapIndex >= 0;
         }
 
         /** After both: true if the entry is still in the heap once the timer took in its inbox. */
@@ -557,15 +611,35 @@ public final class DelayScheduler {
         }
     }
 
-    /** Cancels every entry of {@code batch} (from {@code takeAny}), unlinking each. */
+    /**
+     * Cancels every entry of {@code batch} (from {@code takeAny}), unlinking each, whatever a
+     * cancel throws: the batch is in neither the inbox nor the heap, so no entry may be skipped;
+     * the first failure is rethrown at the end, later ones suppressed.
+     */
     private void cancelAll(Object batch) {
+        Throwable failure = null;
         for (Object o = batch; o != null; ) {
             Object next = TimerInbox.unlinkNext(o);
             if (o instanceof DelayedTask) {
                 released.increment();
-                ((DelayedTask<?>) o).cancel(false);
+                try {
+                    ((DelayedTask<?>) o).cancel(false);
+                } catch (Throwable e) {
+                    if (failure == null) {
+                        failure = e;
+                    } else {
+                        failure.addSuppressed(e);
+                    }
+                }
             }
             o = next;
+        }
+        if (failure instanceof RuntimeException) {
+            throw (RuntimeException) failure;
+        } else if (failure instanceof Error) {
+            throw (Error) failure;
+        } else if (failure != null) {
+            throw new IllegalStateException(failure); // cancel declares no checked exception
         }
     }
 
@@ -739,7 +813,7 @@ public final class DelayScheduler {
     }
 
     /** A {@link Removal}: takes {@code t} out of the heap if it is there. */
-    private void remove(DelayedTask<?> t) {
+    void remove(DelayedTask<?> t) {
         if (t.heapIndex >= 0) {
             removeAt(t.heapIndex);
             released.increment();
@@ -747,7 +821,7 @@ public final class DelayScheduler {
     }
 
     /** A polled entry: into the heap, unless it is done or the policy of {@code rs} drops it. */
-    private void takeIn(DelayedTask<?> t, int rs) {
+    void takeIn(DelayedTask<?> t, int rs) {
         t.setHeapIndexVolatile(DelayedTask.OUT); // before isDone: "A cancel before the timer takes the entry in"
         if (t.isDone()) {
             released.increment();
@@ -871,6 +945,21 @@ public final class DelayScheduler {
     }
 
     // ------------------------------------------------------------------ the 4-ary heap
+
+    /**
+     * The heap's first entry, taken out as {@link #fireDue} takes it but not handed over; null
+     * if the heap is empty. The timer thread's, like the heap: for {@code DelayHeapTest}, on a
+     * timer whose thread never starts.
+     */
+    DelayedTask<?> pollFirst() {
+        if (size == 0) {
+            return null;
+        }
+        DelayedTask<?> t = heap[0];
+        removeAt(0);
+        released.increment();
+        return t;
+    }
 
     private void add(DelayedTask<?> t) {
         int i = size;

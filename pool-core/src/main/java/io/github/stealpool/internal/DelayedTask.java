@@ -45,7 +45,10 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
 
     /** The timer that keeps this entry. */
     final DelayScheduler timer;
-    /** Submission order: ties between equal deadlines go to the earlier submission (FIFO). */
+    /**
+     * Submission order ({@code TimerInbox}): ties between equal deadlines go to the earlier
+     * submission of one thread (FIFO per thread).
+     */
     final long seq;
     /**
      * 0 for a one-shot task; positive: fixed rate, the period; negative: fixed delay, minus the
@@ -133,7 +136,7 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
         return unit.convert(time - System.nanoTime(), TimeUnit.NANOSECONDS);
     }
 
-    /** As {@code ScheduledFutureTask.compareTo}: by deadline, then by submission order. */
+    /** As {@code ScheduledFutureTask.compareTo}: by deadline, then by sequence number ({@link #seq}). */
     @Override
     public int compareTo(Delayed other) {
         if (other == this) {
@@ -184,7 +187,6 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
             cancel(false);
         } else if (runAndReset()) {
             time = period > 0 ? time + period : DelayScheduler.deadline(-period);
-            heapIndex = NOT_TAKEN; // the timer wrote OUT as it handed it over; the offer publishes this
             timer.rearm(this);
         }
     }

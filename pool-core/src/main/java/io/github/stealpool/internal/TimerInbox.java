@@ -195,6 +195,12 @@ final class TimerInbox {
 
         // --- accessors: access mode in the name, raw VarHandle calls only here ---
 
+        /**
+         * A volatile-mode CAS, and it must stay one: the timer's "No lost wake-up" and the
+         * submitters' re-check of the run state (DelayScheduler, rules 4 and 6) order the push
+         * before their later volatile reads through it; a release-only CAS would not (on x86
+         * every CAS is a full barrier, so no test there would notice).
+         */
         boolean casTop(Object expected, Object node) {
             return TOP.compareAndSet(this, expected, node);
         }
