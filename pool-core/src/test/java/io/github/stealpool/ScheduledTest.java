@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
@@ -259,10 +260,15 @@ class ScheduledTest {
             List<ScheduledFuture<?>> kept = Collections.synchronizedList(new ArrayList<>());
             List<ScheduledFuture<?>> order = Collections.synchronizedList(new ArrayList<>());
             List<ScheduledFuture<?>> all = new ArrayList<>();
+            // Every task due a second or more from now: the order is the heap's only if no task
+            // arrives after an earlier-due one was handed over (a late arrival goes last).
+            long start = System.nanoTime();
+            long margin = TimeUnit.SECONDS.toNanos(1);
             for (int i = 0; i < 3000; i++) {
                 AtomicReference<ScheduledFuture<?>> self = new AtomicReference<>();
                 long delayMicros = 1000 * random.nextInt(20) + (random.nextBoolean() ? 0 : random.nextInt(1000));
-                ScheduledFuture<?> f = pool.schedule(() -> order.add(self.get()), delayMicros, TimeUnit.MICROSECONDS);
+                long delay = start + margin + TimeUnit.MICROSECONDS.toNanos(delayMicros) - System.nanoTime();
+                ScheduledFuture<?> f = pool.schedule(() -> order.add(self.get()), delay, TimeUnit.NANOSECONDS);
                 self.set(f);
                 all.add(f);
                 if (i % 50 == 49) { // let the timer take in what came so far, so cancels hit the heap
@@ -276,6 +282,7 @@ class ScheduledTest {
                     kept.add(f);
                 }
             }
+            assumeTrue(System.nanoTime() - start < margin, "a machine too slow to schedule 3,000 tasks in a second");
             await().atMost(HANG, TimeUnit.SECONDS).until(() -> pool.stats().delayedTasksPending() == 0);
             release.countDown();
             for (ScheduledFuture<?> f : kept) {

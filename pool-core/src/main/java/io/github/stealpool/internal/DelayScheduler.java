@@ -492,14 +492,25 @@ public final class DelayScheduler {
             task.cancel(false);
         }
 
-        /**
-         * A periodic runner gives the entry back after a run (a probe made {@code handedOver}),
-         * then the timer takes in its inbox: true if the entry is in the heap.
-         */
-        public boolean rearmedAndTakenIn() {
+        /** A periodic runner gives the entry back after a run (a probe made {@code handedOver}). */
+        public void rearm() {
             timer.rearm(task);
+        }
+
+        /** The timer takes in its inbox: true if the heap then holds an entry. */
+        public boolean timerDrains() {
             timer.drain(Scheduler.RUNNING);
-            return task.heapIndex >= 0;
+            return timer.size > 0;
+        }
+
+        /**
+         * After both: the user cancels the entry, then the timer takes in its inbox; true if
+         * the heap still holds it (read from the heap itself, whatever {@code heapIndex} says).
+         */
+        public boolean cancelledAndLeftInTheHeap() {
+            task.cancel(false);
+            timer.drain(Scheduler.RUNNING);
+            return timer.size > 0;
         }
 
         /** After both: true if the entry is still in the heap once the timer took in its inbox. */
@@ -606,8 +617,35 @@ public final class DelayScheduler {
 
     /** Under mainLock, once the timer has finished: cancels what the inbox still holds. */
     private void drainAndCancel() {
+        Throwable failure = null;
         for (Object batch; (batch = inbox.takeAny()) != null; ) {
-            cancelAll(batch);
+            try {
+                cancelAll(batch);
+            } catch (Throwable e) { // every stripe still goes: the inbox is dead after this
+                failure = firstOf(failure, e);
+            }
+        }
+        rethrow(failure);
+    }
+
+    /** {@code failure} with {@code e} suppressed in it, or {@code e} if it is the first. */
+    private static Throwable firstOf(Throwable failure, Throwable e) {
+        if (failure == null) {
+            return e;
+        }
+        if (e != failure) { // the JVM may throw one preallocated OutOfMemoryError again
+            failure.addSuppressed(e);
+        }
+        return failure;
+    }
+
+    private static void rethrow(Throwable failure) {
+        if (failure instanceof RuntimeException) {
+            throw (RuntimeException) failure;
+        } else if (failure instanceof Error) {
+            throw (Error) failure;
+        } else if (failure != null) {
+            throw new IllegalStateException(failure); // cancel declares no checked exception
         }
     }
 
@@ -625,22 +663,12 @@ public final class DelayScheduler {
                 try {
                     ((DelayedTask<?>) o).cancel(false);
                 } catch (Throwable e) {
-                    if (failure == null) {
-                        failure = e;
-                    } else {
-                        failure.addSuppressed(e);
-                    }
+                    failure = firstOf(failure, e);
                 }
             }
             o = next;
         }
-        if (failure instanceof RuntimeException) {
-            throw (RuntimeException) failure;
-        } else if (failure instanceof Error) {
-            throw (Error) failure;
-        } else if (failure != null) {
-            throw new IllegalStateException(failure); // cancel declares no checked exception
-        }
+        rethrow(failure);
     }
 
     /**
@@ -802,7 +830,7 @@ public final class DelayScheduler {
                     try {
                         cancelAll(next);
                     } catch (Throwable again) {
-                        e.addSuppressed(again);
+                        firstOf(e, again);
                     }
                     throw e;
                 }

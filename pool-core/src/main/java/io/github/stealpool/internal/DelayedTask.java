@@ -30,7 +30,8 @@ import java.util.function.UnaryOperator;
  * handed to the timer (the inbox's offer publishes it), and for a periodic task by the worker
  * that ran it, before it hands the entry back the same way; other threads read it only in
  * {@link #getDelay} and {@link #compareTo} (volatile, as in the JDK). {@link #heapIndex} is
- * written by the timer thread, and by a periodic task's runner as it hands the entry back
+ * written by the timer thread (or whoever takes over from a dead one, under {@code mainLock}),
+ * and by a periodic task's runner as it hands the entry back
  * ({@link #NOT_TAKEN}, before the offer that publishes it); a cancel reads it, volatile, to
  * learn whether the timer has taken the entry in ({@link DelayScheduler}, "A cancel before the
  * timer takes the entry in").

@@ -16,11 +16,12 @@ import org.openjdk.jcstress.infra.results.II_Result;
 /**
  * Issue 37: the delay timer about to linger (PARKED_SOON, after a turn that took something in)
  * against a submitter whose entry is due before the timer's new deadline but after the one an
- * earlier turn left ({@code DelayScheduler}, "No lost wake-up"). The timer writes its deadline,
- * then its state, then looks at its inbox; the submitter offers, reads the state, then the
- * deadline. A submitter that pairs the new state with the stale deadline would think its entry
- * due later than the timer's wake-up and leave it asleep: the entry would run late. Results:
- * whether the timer would park; whether the submitter unparked it.
+ * earlier turn left ({@code DelayScheduler}, "No lost wake-up"). The timer writes its deadline
+ * and its state, then looks at its inbox; the submitter offers, then reads the state and the
+ * deadline. Either the timer's look sees the offer, or the submitter sees it lingering with a
+ * deadline after its entry's and must wake it. Fails if a submitter leaves a lingering timer
+ * asleep (wakes only a deep one), reads before it offers, or the timer parks without looking
+ * again. Results: whether the timer would park; whether the submitter unparked it.
  */
 @JCStressTest
 @Outcome(id = "0, 0", expect = ACCEPTABLE, desc = "the timer saw the entry and goes round")
