@@ -110,20 +110,26 @@ class ScheduledTest {
         }
     }
 
+    /** Keeps the pool's one worker busy until the returned latch opens. */
+    private static CountDownLatch holdTheOnlyWorker(WorkStealingPool pool) {
+        CountDownLatch release = new CountDownLatch(1);
+        pool.execute(() -> {
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        return release;
+    }
+
     @Test
     void tasksDueTogetherRunInTheOrderTheyWereScheduled() throws Exception {
         // One FIFO worker, held busy until every task is due: they are handed over in deadline
         // order, ties by submission order, and a FIFO worker runs them so.
         WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).fifo(true).build();
         try {
-            CountDownLatch release = new CountDownLatch(1);
-            pool.execute(() -> {
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
+            CountDownLatch release = holdTheOnlyWorker(pool);
             List<Integer> order = Collections.synchronizedList(new ArrayList<>());
             List<ScheduledFuture<?>> fs = new ArrayList<>();
             for (int i = 0; i < 200; i++) {
@@ -244,18 +250,11 @@ class ScheduledTest {
     @Test
     void tasksAreHandedOverInDeadlineOrderThroughRandomCancels() throws Exception {
         // One FIFO worker, held busy until every task is due: the run order is the order in
-        // which the timer's heap gave them up. Random delays with many ties, and cancels that
-        // take entries out of the middle of the heap, exercise every sift.
+        // which the timer's heap gave them up. Random delays, and cancels that take entries out
+        // of the middle of the heap, exercise every sift (ties: DelayHeapTest).
         WorkStealingPool pool = WorkStealingPool.builder().parallelism(1).fifo(true).build();
         try {
-            CountDownLatch release = new CountDownLatch(1);
-            pool.execute(() -> {
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
+            CountDownLatch release = holdTheOnlyWorker(pool);
             ThreadLocalRandom random = ThreadLocalRandom.current();
             List<ScheduledFuture<?>> kept = Collections.synchronizedList(new ArrayList<>());
             List<ScheduledFuture<?>> order = Collections.synchronizedList(new ArrayList<>());
