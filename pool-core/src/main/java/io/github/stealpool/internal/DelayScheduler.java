@@ -15,8 +15,8 @@ import org.slf4j.LoggerFactory;
  * The timer behind {@code WorkStealingPool}'s {@code schedule} methods and
  * {@code submitWithTimeout}: one daemon thread, started by the first delayed submission (under
  * the scheduler's {@code mainLock}, once), that keeps the pending {@link DelayedTask}s in a
- * 4-ary min-heap ordered by deadline, then sequence number (see "The inbox"), and hands each one to the
- * workers when it is due ({@link Scheduler#executeDelayed}). After JDK 25's
+ * 4-ary min-heap ordered by deadline, then sequence number (see "The inbox"), and hands each
+ * one to the workers when it is due ({@link Scheduler#executeDelayed}). After JDK 25's
  * {@code ForkJoinPool.DelayScheduler}: only the timer thread touches the heap; everyone else
  * talks to it through the inbox.
  *
@@ -28,17 +28,18 @@ import org.slf4j.LoggerFactory;
  * {@code cancel} of an entry the timer has taken in offers a {@link Removal} for it. An offer
  * is a CAS on the top of a stripe (an entry's: the one its sequence number names, so a
  * periodic entry goes back where it was scheduled; a removal's: its thread's), which publishes
- * the node; the timer thread takes
- * a stripe's whole stack at once, and is the only consumer but for one case below ("Late
- * arrivals", under {@code mainLock} once the timer has finished). No global lock and no shared
+ * the node; the timer thread takes a stripe's whole stack at once, and is the only consumer
+ * but for one case below ("Late arrivals", under {@code mainLock} once the timer has
+ * finished). No global lock and no shared
  * line on the way in: submitters on different stripes write nothing in common but the
  * {@link LongAdder} counters' cells; nothing is allocated but the entry (a removal is one small
  * object); and no one waits for another's progress. The order in which the timer takes nodes
  * does not matter: the heap orders by deadline, then by sequence number (increasing for any one
  * thread, so one thread's entries due at the same moment go in the order it scheduled them;
  * between threads a tie goes by stripe counters, not by time of submission, as a global counter
- * would, which every submitter would write); and a removal that the timer takes before its entry (another stripe, or the same
- * batch) means the entry was done before the timer took it in (below), so the timer drops it.
+ * would, which every submitter would write); and a removal that the timer takes before its
+ * entry (another stripe, or the same batch) means the entry was done before the timer took it
+ * in (below), so the timer drops it.
  * The timer unlinks each node as it takes it, so an entry in the heap references no other.
  *
  * <p>What the timer does with what it takes: a new entry goes into the heap, unless it is done
@@ -48,8 +49,8 @@ import org.slf4j.LoggerFactory;
  * its way back into them, and then it is done, and dropped when it arrives. An entry is at
  * most once in the timer's hands (the heap or the inbox as an add), since only the timer
  * takes one out and only its runner gives it back. An Error while the heap grows ({@code add})
- * cancels the entry in hand before it propagates (the timer then fails: rule 6), so no polled
- * entry is lost.
+ * cancels the entry in hand, and the rest of its batch, before it propagates (the timer then
+ * fails: rule 6), so no entry taken from the inbox is lost.
  *
  * <h2>A cancel before the timer takes the entry in</h2>
  * An entry still in the inbox needs no {@link Removal}: the timer looks whether an entry is
@@ -116,9 +117,10 @@ import org.slf4j.LoggerFactory;
  * not due earlier), the timer wakes by {@code parkDeadline} anyway and drains, before the
  * entry is due. A failed CAS means someone else set AWAKE: the same case. A cancel's removal
  * follows the same steps and rule (deep: wake); under PARKED_SOON it waits at most
- * {@code LINGER_NANOS}, so a cancelled entry leaves the timer's hands that promptly. {@code shutdown} and {@code shutdownNow} store
- * the run state and then wake the timer the same way ({@link #wakeUp}); the timer's check of
- * the run state after its publication closes that window likewise. A spurious or extra unpark
+ * {@code LINGER_NANOS}, so a cancelled entry leaves the timer's hands that promptly.
+ * {@code shutdown} and {@code shutdownNow} store the run state and then wake the timer the
+ * same way, however it sleeps ({@link #wakeUp}); the timer's check of the run state after its
+ * publication closes that window likewise. A spurious or extra unpark
  * costs one turn of the loop. So does an interrupt of the timer thread: the timer clears it
  * ({@code Thread.interrupted()}) after every park, since a pending interrupt makes
  * {@code park} return at once and would turn the loop into a spin; the timer has no use for
@@ -156,23 +158,25 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Late arrivals.</b> A submission checks the run state before it offers (rejected
  *       after shutdown, as {@code ScheduledThreadPoolExecutor} does), and again after the offer
  *       (its CAS is a volatile write, the check a volatile read); one that sees the pool leave
- *       RUNNING settles under {@code mainLock} ({@link #settleLate}). If the timer has not finished, it will poll the entry (it lets
- *       go only with the inbox empty, under the same lock, and the offer came first) and apply
- *       the policy. If it has finished it polls no more: the settler, now the inbox's only
+ *       RUNNING settles under {@code mainLock} ({@link #settleLate}). If the timer has not
+ *       finished, it will take the entry (it lets go only with every stripe of the inbox
+ *       empty, under the same lock, and the offer came first) and apply the policy. If it has
+ *       finished it takes no more: the settler, now the inbox's only
  *       consumer (consumers follow each other under {@code mainLock}), drains it and cancels
  *       every entry there, as {@code ScheduledThreadPoolExecutor.delayedExecute} cancels a
  *       task it finds it cannot run. A periodic re-arm settles the same way.</li>
  *   <li><b>The timer thread ends with the pool</b>: it lets go only after shutdown, then
- *       returns; {@code awaitTermination} joins it as it joins the workers, unless called on the timer
- *       thread itself (a termination action runs there when the timer terminates the pool as
- *       it lets go). A pool that never scheduled anything never had one.</li>
+ *       returns; {@code awaitTermination} joins it as it joins the workers, unless called on
+ *       the timer thread itself (a termination action runs there when the timer terminates the
+ *       pool as it lets go). A pool that never scheduled anything never had one.</li>
  *   <li><b>A failing timer still lets go.</b> If its loop throws, the timer sets
  *       {@link #failed}, logs (a failing log is ignored), cancels its heap and drains its
  *       inbox with the STOP policy, then lets go as in rule 2 ({@link #tryFinish}, draining
  *       again until the inbox is empty under {@code mainLock}). New submissions are refused
  *       once {@code failed} is set. A hand-over racing the failure re-checks {@code failed}
- *       after its offer, as it re-checks the run state (rule 4): if it reads false, its offer came before the write of {@code failed}, so before the timer's
- *       last check of the inbox, which sees it; if true it settles under {@code mainLock}:
+ *       after its offer, as it re-checks the run state (rule 4): if it reads false, its offer
+ *       came before the write of {@code failed}, so before the timer's last check of the
+ *       inbox, which sees it; if true it settles under {@code mainLock}:
  *       before the timer finished, the timer polls it yet; after, the settler cancels it. No
  *       entry is left in a dead inbox. If even that clean-up fails and the thread ends without
  *       letting go, whoever next needs the timer takes over ({@link #takeOverIfDead}, under
@@ -534,7 +538,8 @@ public final class DelayScheduler {
         public InboxProbe(Scheduler pool) {
             this.timer = new DelayScheduler(pool, false);
             this.first = new DelayedTask<Void>(timer, () -> { }, null, 0L, 0L, 0L);
-            this.second = new DelayedTask<Void>(timer, () -> { }, null, 0L, 0L, 0L); // seq 0: the same stripe as first, so the two offers race on one top
+            // seq 0 for both: the same stripe, so the two offers race on one top
+            this.second = new DelayedTask<Void>(timer, () -> { }, null, 0L, 0L, 0L);
         }
 
         public void offerFirst() {
