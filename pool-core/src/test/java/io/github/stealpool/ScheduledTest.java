@@ -297,6 +297,34 @@ class ScheduledTest {
         }
     }
 
+    /**
+     * The timer wakes ahead of a due entry by how late its parks return, and spins the rest
+     * (DelayScheduler, "Waking ahead of a deadline"): one task at a time on an idle pool, each
+     * due 600 us after it is scheduled, so the timer parks to every deadline and wakes ahead of
+     * all but the first few. None may start before its delay (the entry is handed over once
+     * due, not when the timer wakes), and each starts: the spin ends at the deadline.
+     */
+    @Test
+    void aTaskNeverRunsBeforeItsDelayWhenTheTimerWakesAheadOfIt() throws Exception {
+        WorkStealingPool pool = pool(2);
+        try {
+            long delay = TimeUnit.MICROSECONDS.toNanos(600);
+            List<Long> early = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                long[] started = new long[1];
+                long t0 = System.nanoTime();
+                pool.schedule(() -> started[0] = System.nanoTime(), delay, TimeUnit.NANOSECONDS)
+                        .get(HANG, TimeUnit.SECONDS); // orders the task's write before the read
+                if (started[0] - t0 < delay) {
+                    early.add(delay - (started[0] - t0));
+                }
+            }
+            assertEquals(List.of(), early, "nanoseconds early, of tasks that ran before their delay");
+        } finally {
+            terminate(pool);
+        }
+    }
+
     @Test
     void getDelayAndCompareToAsTheJdks() throws Exception {
         WorkStealingPool pool = pool(1);

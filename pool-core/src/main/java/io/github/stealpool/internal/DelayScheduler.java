@@ -118,6 +118,10 @@ import org.slf4j.LoggerFactory;
  * entry is due. A failed CAS means someone else set AWAKE: the same case. A cancel's removal
  * follows the same steps and rule (deep: wake); under PARKED_SOON it waits at most
  * {@code LINGER_NANOS}, so a cancelled entry leaves the timer's hands that promptly.
+ * A timer spinning ahead of a deadline (below) is AWAKE in this sense: it stores AWAKE before
+ * the spin, so a submitter that read a PARKED state read it before that store (its CAS then
+ * fails, the case above), and it drains the inbox when the spin ends. The spin ignores the run
+ * state; it ends by the deadline, under {@link #MAX_AHEAD_NANOS} away.
  * {@code shutdown} and {@code shutdownNow} store the run state and then wake the timer the
  * same way, however it sleeps ({@link #wakeUp}); the timer's check of the run state after its
  * publication closes that window likewise. A spurious or extra unpark
@@ -125,6 +129,22 @@ import org.slf4j.LoggerFactory;
  * ({@code Thread.interrupted()}) after every park, since a pending interrupt makes
  * {@code park} return at once and would turn the loop into a spin; the timer has no use for
  * interrupts.
+ *
+ * <h2>Waking ahead of a deadline</h2>
+ * A timed park returns late (the kernel's timer slack, then the wait for a core), and all of
+ * that adds to a due entry's lateness before a worker is even woken for it. So a park that
+ * ends when the heap's first entry is due asks to end ahead of it by the timer's estimate of
+ * that delay, learned from such parks that nobody cut short ({@link #learnOvershoot}: it
+ * settles low in their spread, so most parks return after it and spin nothing). A park that
+ * returns within the estimate of the deadline spins the rest of the way
+ * ({@code Thread.onSpinWait}), marked AWAKE, and stops at the deadline or as soon as the
+ * inbox holds anything; the loop then drains, and a spin cut short so resumes, to the same
+ * deadline, instead of parking, which would cost the overshoot it saves. Entries are handed
+ * over only once due ({@code fireDue} compares with the clock as before), so no task starts
+ * earlier; the cost is the spin, at most the estimate (under {@link #MAX_AHEAD_NANOS}) per
+ * deadline. A deadline nearer than the estimate when the timer is about to park (entries due
+ * closer together than that) is parked to as before, with no spin.
+ * docs/lab/delay-timer.md has the figures.
  *
  * <h2>Shutdown: the rules, and why they hold</h2>
  * As {@code ScheduledThreadPoolExecutor} with its defaults (docs/guarantees.md states them):
@@ -206,6 +226,12 @@ public final class DelayScheduler {
      */
     static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
+    /**
+     * The most a park ends ahead of a due entry, and so the longest spin ("Waking ahead of a
+     * deadline"): a park that returns later than this was descheduled, and is not learned from.
+     */
+    static final long MAX_AHEAD_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+
     /** Delays are clamped to this (~146 years), so deadlines compare by subtraction. */
     static final long MAX_DELAY = Long.MAX_VALUE >> 1;
 
@@ -238,6 +264,17 @@ public final class DelayScheduler {
     private volatile long parkDeadline;
     /** The timer thread's own: whether its next park has no deadline (deep, empty heap). */
     private boolean parkForever;
+    /** The timer thread's own: whether its next park ends when the heap's first entry is due. */
+    private boolean parkOnDue;
+    /**
+     * The timer thread's own: how late its parks to a due entry return when nobody wakes them,
+     * a low running quantile under {@link #MAX_AHEAD_NANOS} ({@link #learnOvershoot}). Written
+     * before the entries it hands over, so a thread that saw a task of this timer's run reads
+     * it at least that current.
+     */
+    private long parkOvershootNanos;
+    /** The timer thread's own: the deadline of the last spin ahead of one. */
+    private long spinDeadline;
     /** The highest run state whose policy the timer has applied; written under mainLock. */
     private volatile int applied = Scheduler.RUNNING;
     /** Set under mainLock when the timer lets go of the pool; it polls no more. */
@@ -397,10 +434,12 @@ public final class DelayScheduler {
         boolean soonDue = size > 0 && heap[0].time - now <= LINGER_NANOS;
         if (soonDue || busy) {
             parkForever = false;
+            parkOnDue = soonDue;
             parkDeadline = soonDue ? heap[0].time : now + LINGER_NANOS;
             parkState = PARKED_SOON;
         } else {
             parkForever = size == 0;
+            parkOnDue = size != 0;
             parkDeadline = size == 0 ? now + MAX_DELAY : heap[0].time;
             parkState = PARKED_DEEP;
         }
@@ -800,19 +839,76 @@ public final class DelayScheduler {
             if (!prepareToPark(rs, busy)) {
                 continue;
             }
-            if (parkForever) {
-                LockSupport.park(this);
-            } else {
-                long wait = parkDeadline - System.nanoTime();
-                if (wait > 0L) {
-                    LockSupport.parkNanos(this, wait);
-                }
-            }
+            park();
             // The timer has no use for interrupts; one left set would make park return at
             // once, and the loop spin, forever ("No lost wake-up").
             Thread.interrupted();
             parkState = AWAKE;
         }
+    }
+
+    /**
+     * Parks as {@link #prepareToPark} published. A park to the heap's first entry ends ahead of
+     * it by the estimated overshoot, and the rest is spun ("Waking ahead of a deadline").
+     */
+    private void park() {
+        if (parkForever) {
+            LockSupport.park(this);
+            return;
+        }
+        long deadline = parkDeadline;
+        long now = System.nanoTime();
+        long ahead = parkOnDue ? parkOvershootNanos : 0L;
+        if (deadline - ahead - now <= 0L) {
+            if (parkOnDue && deadline == spinDeadline && deadline - now > 0L) {
+                spinTo(deadline); // a spin an offer cut short goes on: a park would cost the overshoot
+                return;
+            }
+            ahead = 0L; // nearer than the overshoot (entries close together): park to it, no spin
+        }
+        long wakeAt = deadline - ahead;
+        long wait = wakeAt - now;
+        if (wait <= 0L) {
+            return;
+        }
+        LockSupport.parkNanos(this, wait);
+        if (parkOnDue && parkState != AWAKE) {
+            // Nobody set AWAKE: it timed out, or returned early (a stale permit, an interrupt,
+            // a spurious return), which a negative lateness or a deadline still far tell.
+            now = System.nanoTime();
+            learnOvershoot(now - wakeAt);
+            long left = deadline - now;
+            if (left > 0L && left <= ahead) {
+                spinDeadline = deadline;
+                spinTo(deadline);
+            }
+        }
+    }
+
+    /**
+     * Folds one park's lateness into {@link #parkOvershootNanos}: down by a quarter of the gap,
+     * up by a sixteenth, so it settles low in the spread and most parks return after it and
+     * spin nothing. A lateness of {@link #MAX_AHEAD_NANOS} or more is a descheduled thread, not
+     * the park's slack: not learned.
+     */
+    private void learnOvershoot(long late) {
+        if (late >= 0L && late < MAX_AHEAD_NANOS) {
+            long gap = late - parkOvershootNanos;
+            parkOvershootNanos += gap < 0L ? gap >> 2 : gap >> 4;
+        }
+    }
+
+    /** Spins until {@code deadline} or until the inbox holds anything, whichever comes first. */
+    private void spinTo(long deadline) {
+        parkState = AWAKE; // no submitter need unpark it: the loop drains before it parks again
+        while (System.nanoTime() - deadline < 0L && inbox.isEmpty()) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** For tests: the overshoot estimate, as of the last entry this timer handed over. */
+    long parkOvershootNanos() {
+        return parkOvershootNanos;
     }
 
     /**
