@@ -76,9 +76,10 @@ jmh 17 $J17 ParallelismFibBenchmark -p parallelism=8,16,32 -p pool=stealpool,for
 jmh 17 $J17 'ForkJoinBenchmark.(mergeSort1M|fib30|fib30Cutoff)$' -p pool=stealpool,forkjoin
 
 # 3. Outside producers: 1, 4 and 16, tiny tasks and the latch-free variant that tells the
-#    benchmark's latch from the pool; then the wake-up latency.
+#    benchmark's latch from the pool; then the wake-up latency, and fan-out from inside tasks.
 jmh 17 $J17 SubmitBenchmark -p producers=1,4,16 -p work=tiny,tiny-adder -p pool=stealpool,forkjoin
 jmh 17 $J17 WakeupLatencyBenchmark -p pool=stealpool,forkjoin
+jmh 17 $J17 FanOutBenchmark -p parallelism=16 -p pool=stealpool,forkjoin
 
 # 4. JDK 25: the same rows, fewer cells.
 if [[ -n $J25 ]]; then
