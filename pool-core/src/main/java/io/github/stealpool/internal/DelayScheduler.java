@@ -95,7 +95,8 @@ import org.slf4j.LoggerFactory;
  * The timer publishes how it sleeps in {@link #parkState}, then checks the inbox and the run
  * state again, and parks only if both are unchanged. Two ways to sleep:
  * <ul>
- *   <li>PARKED_SOON: until {@link #parkDeadline}, at most {@link #LINGER_NANOS} away. The
+ *   <li>PARKED_SOON: until {@link #parkDeadline} at the latest (a park to a due entry ends
+ *       ahead of it: "Waking ahead of a deadline"), at most {@link #LINGER_NANOS} away. The
  *       timer sleeps so when its heap's first entry is due that soon, and after a turn that
  *       took anything from the inbox (it lingers: offers are coming). Only an entry due before
  *       {@code parkDeadline} wakes it; everything else (later entries, removals) waits for it
@@ -118,10 +119,12 @@ import org.slf4j.LoggerFactory;
  * entry is due. A failed CAS means someone else set AWAKE: the same case. A cancel's removal
  * follows the same steps and rule (deep: wake); under PARKED_SOON it waits at most
  * {@code LINGER_NANOS}, so a cancelled entry leaves the timer's hands that promptly.
- * A timer spinning ahead of a deadline (below) is AWAKE in this sense: it stores AWAKE before
- * the spin, so a submitter that read a PARKED state read it before that store (its CAS then
- * fails, the case above), and it drains the inbox when the spin ends. The spin ignores the run
- * state; it ends by the deadline, under {@link #MAX_AHEAD_NANOS} away.
+ * A timer spinning ahead of a deadline (below) is AWAKE in this sense: it stores AWAKE, then
+ * spins while the inbox is empty, and drains it when the spin ends. A submitter that read a
+ * PARKED state either CASes after that store and fails (the case above), or succeeds and
+ * unparks a running thread: its offer came before the store, so the spin sees it and ends at
+ * once, and the permit costs the next park one turn (a spurious unpark, below). The spin
+ * ignores the run state; it ends by the deadline, under {@link #MAX_AHEAD_NANOS} away.
  * {@code shutdown} and {@code shutdownNow} store the run state and then wake the timer the
  * same way, however it sleeps ({@link #wakeUp}); the timer's check of the run state after its
  * publication closes that window likewise. A spurious or extra unpark
@@ -135,16 +138,18 @@ import org.slf4j.LoggerFactory;
  * that adds to a due entry's lateness before a worker is even woken for it. So a park that
  * ends when the heap's first entry is due asks to end ahead of it by the timer's estimate of
  * that delay, learned from such parks that nobody cut short ({@link #learnOvershoot}: it
- * settles low in their spread, so most parks return after it and spin nothing). A park that
- * returns within the estimate of the deadline spins the rest of the way
- * ({@code Thread.onSpinWait}), marked AWAKE, and stops at the deadline or as soon as the
- * inbox holds anything; the loop then drains, and a spin cut short so resumes, to the same
+ * settles low in their spread, so more parks return after it, spinning nothing, than before
+ * it). A park that returns within the estimate of the deadline, timed out or woken, spins the
+ * rest of the way ({@code Thread.onSpinWait}), marked AWAKE, and stops at the deadline or as
+ * soon as the inbox holds anything; the loop then drains and the spin resumes, to the same
  * deadline, instead of parking, which would cost the overshoot it saves. Entries are handed
  * over only once due ({@code fireDue} compares with the clock as before), so no task starts
  * earlier; the cost is the spin, at most the estimate (under {@link #MAX_AHEAD_NANOS}) per
- * deadline. A deadline nearer than the estimate when the timer is about to park (entries due
- * closer together than that) is parked to as before, with no spin.
- * docs/lab/delay-timer.md has the figures.
+ * deadline, plus a turn of the loop for each offer that cuts it short. A deadline nearer than
+ * the estimate when the timer is about to park (entries due closer together than that) is
+ * parked to as before, with no spin, unless a park ended ahead of that same deadline (then
+ * the spin resumes; an entry that took the place of a removed one with exactly its deadline
+ * would get that spin too, at most the estimate). docs/lab/delay-timer.md has the figures.
  *
  * <h2>Shutdown: the rules, and why they hold</h2>
  * As {@code ScheduledThreadPoolExecutor} with its defaults (docs/guarantees.md states them):
@@ -268,12 +273,11 @@ public final class DelayScheduler {
     private boolean parkOnDue;
     /**
      * The timer thread's own: how late its parks to a due entry return when nobody wakes them,
-     * a low running quantile under {@link #MAX_AHEAD_NANOS} ({@link #learnOvershoot}). Written
-     * before the entries it hands over, so a thread that saw a task of this timer's run reads
-     * it at least that current.
+     * an asymmetric running mean under {@link #MAX_AHEAD_NANOS} ({@link #learnOvershoot}).
+     * Written before the entries it then hands over (see {@link #parkOvershootNanos()}).
      */
     private long parkOvershootNanos;
-    /** The timer thread's own: the deadline of the last spin ahead of one. */
+    /** The timer thread's own: the deadline of the last park that ended ahead of one. */
     private long spinDeadline;
     /** The highest run state whose policy the timer has applied; written under mainLock. */
     private volatile int applied = Scheduler.RUNNING;
@@ -871,6 +875,9 @@ public final class DelayScheduler {
         if (wait <= 0L) {
             return;
         }
+        if (ahead != 0L) {
+            spinDeadline = deadline; // however this park ends, within the estimate it spins on
+        }
         LockSupport.parkNanos(this, wait);
         if (parkOnDue && parkState != AWAKE) {
             // Nobody set AWAKE: it timed out, or returned early (a stale permit, an interrupt,
@@ -879,7 +886,6 @@ public final class DelayScheduler {
             learnOvershoot(now - wakeAt);
             long left = deadline - now;
             if (left > 0L && left <= ahead) {
-                spinDeadline = deadline;
                 spinTo(deadline);
             }
         }
@@ -887,9 +893,9 @@ public final class DelayScheduler {
 
     /**
      * Folds one park's lateness into {@link #parkOvershootNanos}: down by a quarter of the gap,
-     * up by a sixteenth, so it settles low in the spread and most parks return after it and
-     * spin nothing. A lateness of {@link #MAX_AHEAD_NANOS} or more is a descheduled thread, not
-     * the park's slack: not learned.
+     * up by a sixteenth (an asymmetric running mean), so it settles low in the spread and more
+     * parks return after it, spinning nothing, than before it. A lateness of
+     * {@link #MAX_AHEAD_NANOS} or more is a descheduled thread, not the park's slack: not learned.
      */
     private void learnOvershoot(long late) {
         if (late >= 0L && late < MAX_AHEAD_NANOS) {
@@ -906,7 +912,10 @@ public final class DelayScheduler {
         }
     }
 
-    /** For tests: the overshoot estimate, as of the last entry this timer handed over. */
+    /**
+     * For tests: the overshoot estimate, at least as current as it was when this timer handed
+     * over an entry, for a thread ordered after that entry's run (its {@code get} returned).
+     */
     long parkOvershootNanos() {
         return parkOvershootNanos;
     }
