@@ -88,9 +88,10 @@ if [[ -n $J25 ]]; then
     jmh 25 "$J25" SubmitBenchmark -p producers=1,16 -p work=tiny -p pool=stealpool,forkjoin
     jmh 25 "$J25" WakeupLatencyBenchmark -p pool=stealpool,forkjoin
 fi
-# 5. Delayed tasks (issue 37), where the timer thread has a core of its own: last, budget allowing.
-jmh 17 $J17 'ScheduleBenchmark.(scheduleBurst|scheduleCancel)$' -p pool=stealpool,stpe
+# 5. Delayed tasks (issue 37), where the timer thread has a core of its own (lateness: the early
+#    wake's spin there): last, budget allowing.
+jmh 17 $J17 'ScheduleBenchmark.(scheduleBurst|scheduleCancel|lateness)$' -p pool=stealpool,stpe
 if [[ -n $J25 ]]; then
-    jmh 25 "$J25" 'ScheduleBenchmark.(scheduleBurst|scheduleCancel)$' -p pool=stealpool,stpe,forkjoin
+    jmh 25 "$J25" 'ScheduleBenchmark.(scheduleBurst|scheduleCancel|lateness)$' -p pool=stealpool,stpe,forkjoin
 fi
 echo "done in $((SECONDS - start)) s" | tee -a "$log"
