@@ -158,7 +158,7 @@ import org.slf4j.LoggerFactory;
  *       ones stop (cancelled); with {@code cancelDelayedTasksOnShutdown} the one-shot ones are
  *       cancelled too. The timer applies this policy to its heap when it sees SHUTDOWN, and to
  *       every entry it polls afterwards; a periodic task running meanwhile is cancelled by
- *       its runner instead of re-armed ({@link DelayedTask#run}), or by the policy when its
+ *       its runner instead of re-armed ({@link DelayedTask.Periodic#run}), or by the policy when its
  *       re-arm reaches the timer. {@code shutdown()} returns once the timer has applied the
  *       policy ({@link #applied}).</li>
  *   <li><b>The pool does not terminate while one-shot tasks are still due to run.</b> The
@@ -289,9 +289,8 @@ public final class DelayScheduler {
      */
     private volatile boolean failed;
 
-    // The timer thread's own.
-    private DelayedTask<?>[] heap = new DelayedTask<?>[16];
-    private int size;
+    /** The timer thread's own, or whoever's takes over from a dead one under mainLock. */
+    private final DelayHeap heap = new DelayHeap();
 
     /** A cancel's request to take its entry out of the heap. */
     static final class Removal {
@@ -331,8 +330,8 @@ public final class DelayScheduler {
                                        UnaryOperator<Runnable> decorator) {
         long time = deadline(unit.toNanos(delay));
         DelayedTask<V> t = decorator == null
-                ? new DelayedTask<>(this, callable, time, 0L, inbox.nextSequence())
-                : new DelayedTask.Decorated<>(this, callable, time, 0L, inbox.nextSequence())
+                ? new DelayedTask<>(this, callable, time, inbox.nextSequence())
+                : new DelayedTask.Decorated<>(this, callable, time, inbox.nextSequence())
                         .decorate(decorator);
         inbox.countScheduledOnce(t);
         submit(t);
@@ -345,7 +344,11 @@ public final class DelayScheduler {
      */
     public DelayedTask<Void> schedule(Runnable runnable, long delay, TimeUnit unit, boolean counted,
                                       UnaryOperator<Runnable> decorator) {
-        DelayedTask<Void> t = newTask(runnable, deadline(unit.toNanos(delay)), 0L, decorator);
+        long time = deadline(unit.toNanos(delay));
+        DelayedTask<Void> t = decorator == null
+                ? new DelayedTask<>(this, runnable, null, time, inbox.nextSequence())
+                : new DelayedTask.Decorated<Void>(this, runnable, null, time, inbox.nextSequence())
+                        .decorate(decorator);
         if (counted) {
             inbox.countScheduledOnce(t);
         }
@@ -372,20 +375,14 @@ public final class DelayScheduler {
                                               TimeUnit unit, boolean fixedRate,
                                               UnaryOperator<Runnable> decorator) {
         long p = Math.min(unit.toNanos(period), MAX_DELAY);
-        DelayedTask<Void> t = newTask(runnable, deadline(unit.toNanos(initialDelay)),
-                fixedRate ? p : -p, decorator);
+        DelayedTask.Periodic t = new DelayedTask.Periodic(this, runnable,
+                deadline(unit.toNanos(initialDelay)), fixedRate ? p : -p, inbox.nextSequence());
+        if (decorator != null) {
+            t.decorate(decorator);
+        }
         scheduledRepetitively.increment();
         submit(t);
         return t;
-    }
-
-    /** A new entry running {@code runnable}, decorated unless {@code decorator} is null. */
-    private DelayedTask<Void> newTask(Runnable runnable, long time, long period,
-                                      UnaryOperator<Runnable> decorator) {
-        return decorator == null
-                ? new DelayedTask<>(this, runnable, null, time, period, inbox.nextSequence())
-                : new DelayedTask.Decorated<Void>(this, runnable, null, time, period,
-                        inbox.nextSequence()).decorate(decorator);
     }
 
     private void submit(DelayedTask<?> t) {
@@ -435,16 +432,17 @@ public final class DelayScheduler {
      */
     private boolean prepareToPark(int rs, boolean busy) {
         long now = System.nanoTime();
-        boolean soonDue = size > 0 && heap[0].time - now <= LINGER_NANOS;
+        DelayedTask<?> first = heap.first();
+        boolean soonDue = first != null && first.time - now <= LINGER_NANOS;
         if (soonDue || busy) {
             parkForever = false;
             parkOnDue = soonDue;
-            parkDeadline = soonDue ? heap[0].time : now + LINGER_NANOS;
+            parkDeadline = soonDue ? first.time : now + LINGER_NANOS;
             parkState = PARKED_SOON;
         } else {
-            parkForever = size == 0;
-            parkOnDue = size != 0;
-            parkDeadline = size == 0 ? now + MAX_DELAY : heap[0].time;
+            parkForever = first == null;
+            parkOnDue = first != null;
+            parkDeadline = first == null ? now + MAX_DELAY : first.time;
             parkState = PARKED_DEEP;
         }
         if (!inbox.isEmpty() || pool.runState != rs) {
@@ -490,7 +488,7 @@ public final class DelayScheduler {
 
         /** A submitter's half: true if it unparked the timer. */
         public boolean submitterWakes() {
-            return timer.offerAndWake(new DelayedTask<Void>(timer, () -> { }, null, due, 0L, 0L));
+            return timer.offerAndWake(new DelayedTask<Void>(timer, () -> { }, null, due, 0L));
         }
     }
 
@@ -515,7 +513,7 @@ public final class DelayScheduler {
          */
         public TakeInProbe(Scheduler pool, boolean handedOver) {
             this.timer = new DelayScheduler(pool, false);
-            this.task = new DelayedTask<Void>(timer, () -> { }, null, System.nanoTime() + MAX_DELAY,
+            this.task = new DelayedTask.Periodic(timer, () -> { }, System.nanoTime() + MAX_DELAY,
                     TimeUnit.HOURS.toNanos(1), 0L);
             if (handedOver) {
                 task.heapIndex = DelayedTask.OUT;
@@ -547,7 +545,7 @@ public final class DelayScheduler {
         /** The timer takes in its inbox: true if the heap then holds an entry. */
         public boolean timerDrains() {
             timer.drain(Scheduler.RUNNING);
-            return timer.size > 0;
+            return !timer.heap.isEmpty();
         }
 
         /**
@@ -557,7 +555,7 @@ public final class DelayScheduler {
         public boolean cancelledAndLeftInTheHeap() {
             task.cancel(false);
             timer.drain(Scheduler.RUNNING);
-            return timer.size > 0;
+            return !timer.heap.isEmpty();
         }
 
         /** After both: true if the entry is still in the heap once the timer took in its inbox. */
@@ -580,9 +578,9 @@ public final class DelayScheduler {
 
         public InboxProbe(Scheduler pool) {
             this.timer = new DelayScheduler(pool, false);
-            this.first = new DelayedTask<Void>(timer, () -> { }, null, 0L, 0L, 0L);
+            this.first = new DelayedTask<Void>(timer, () -> { }, null, 0L, 0L);
             // seq 0 for both: the same stripe, so the two offers race on one top
-            this.second = new DelayedTask<Void>(timer, () -> { }, null, 0L, 0L, 0L);
+            this.second = new DelayedTask<Void>(timer, () -> { }, null, 0L, 0L);
         }
 
         public void offerFirst() {
@@ -834,7 +832,7 @@ public final class DelayScheduler {
             if (rs < Scheduler.STOP) {
                 fireDue();
             }
-            if (rs >= Scheduler.SHUTDOWN && size == 0) {
+            if (rs >= Scheduler.SHUTDOWN && heap.isEmpty()) {
                 if (tryFinish()) {
                     return;
                 }
@@ -953,7 +951,7 @@ public final class DelayScheduler {
     /** A {@link Removal}: takes {@code t} out of the heap if it is there. */
     void remove(DelayedTask<?> t) {
         if (t.heapIndex >= 0) {
-            removeAt(t.heapIndex);
+            heap.remove(t);
             released.increment();
         }
     }
@@ -968,7 +966,7 @@ public final class DelayScheduler {
             t.cancel(false);
         } else {
             try {
-                add(t);
+                heap.add(t);
             } catch (Throwable e) { // out of memory growing the heap: t is only here
                 released.increment();
                 t.cancel(false);
@@ -980,7 +978,7 @@ public final class DelayScheduler {
     /** Whether the shutdown policy of run state {@code rs} cancels {@code t}. */
     private boolean drops(DelayedTask<?> t, int rs) {
         return rs >= Scheduler.STOP
-                || rs >= Scheduler.SHUTDOWN && (t.period != 0 || cancelOneShotOnShutdown);
+                || rs >= Scheduler.SHUTDOWN && (t.isPeriodic() || cancelOneShotOnShutdown);
     }
 
     /** Cancels the heap's entries that the policy of {@code rs} drops, and rebuilds the heap. */
@@ -989,38 +987,17 @@ public final class DelayScheduler {
             cancelHeap();
             return;
         }
-        int kept = 0;
-        DelayedTask<?>[] h = heap;
-        for (int i = 0; i < size; i++) {
-            DelayedTask<?> t = h[i];
-            h[i] = null;
-            if (drops(t, rs) || t.isDone()) {
-                t.heapIndex = -1;
-                released.increment();
-                t.cancel(false);
-            } else {
-                h[kept++] = t;
-            }
-        }
-        size = kept;
-        for (int i = 0; i < kept; i++) {
-            h[i].heapIndex = i;
-        }
-        for (int i = (kept - 2) / 4; i >= 0 && kept > 1; i--) {
-            siftDown(i, h[i]);
-        }
+        heap.removeIf(t -> drops(t, rs) || t.isDone(), this::cancelDropped);
     }
 
     private void cancelHeap() {
-        DelayedTask<?>[] h = heap;
-        for (int i = 0; i < size; i++) {
-            DelayedTask<?> t = h[i];
-            h[i] = null;
-            t.heapIndex = -1;
-            released.increment();
-            t.cancel(false);
-        }
-        size = 0;
+        heap.clear(this::cancelDropped);
+    }
+
+    /** An entry the heap gave up at shutdown: it leaves the timer's hands, cancelled. */
+    private void cancelDropped(DelayedTask<?> t) {
+        released.increment();
+        t.cancel(false);
     }
 
     private void acknowledge(int rs) {
@@ -1036,12 +1013,11 @@ public final class DelayScheduler {
     /** Hands every due entry to the workers, earliest first. */
     private void fireDue() {
         long now = System.nanoTime();
-        while (size > 0) {
-            DelayedTask<?> t = heap[0];
+        for (DelayedTask<?> t; (t = heap.first()) != null; ) {
             if (t.time - now > 0L) {
                 return;
             }
-            removeAt(0);
+            heap.pollFirst();
             released.increment();
             if (t.isDone()) {
                 continue;
@@ -1082,86 +1058,16 @@ public final class DelayScheduler {
         return true;
     }
 
-    // ------------------------------------------------------------------ the 4-ary heap
-
     /**
      * The heap's first entry, taken out as {@link #fireDue} takes it but not handed over; null
      * if the heap is empty. The timer thread's, like the heap: for {@code DelayHeapTest}, on a
      * timer whose thread never starts.
      */
     DelayedTask<?> pollFirst() {
-        if (size == 0) {
-            return null;
+        DelayedTask<?> t = heap.pollFirst();
+        if (t != null) {
+            released.increment();
         }
-        DelayedTask<?> t = heap[0];
-        removeAt(0);
-        released.increment();
         return t;
-    }
-
-    private void add(DelayedTask<?> t) {
-        int i = size;
-        if (i == heap.length) {
-            heap = java.util.Arrays.copyOf(heap, i + (i >> 1));
-        }
-        size = i + 1;
-        siftUp(i, t);
-    }
-
-    private void removeAt(int i) {
-        DelayedTask<?>[] h = heap;
-        DelayedTask<?> gone = h[i];
-        gone.heapIndex = -1;
-        int last = --size;
-        DelayedTask<?> moved = h[last];
-        h[last] = null;
-        if (i != last) {
-            siftDown(i, moved);
-            if (h[i] == moved) {
-                siftUp(i, moved);
-            }
-        }
-        if (size == 0 && h.length > 1024) {
-            heap = new DelayedTask<?>[16]; // give back the memory of a burst
-        }
-    }
-
-    private void siftUp(int i, DelayedTask<?> t) {
-        DelayedTask<?>[] h = heap;
-        while (i > 0) {
-            int parent = (i - 1) >>> 2;
-            DelayedTask<?> p = h[parent];
-            if (!t.before(p)) {
-                break;
-            }
-            h[i] = p;
-            p.heapIndex = i;
-            i = parent;
-        }
-        h[i] = t;
-        t.heapIndex = i;
-    }
-
-    private void siftDown(int i, DelayedTask<?> t) {
-        DelayedTask<?>[] h = heap;
-        int n = size;
-        for (int child; (child = (i << 2) + 1) < n; ) {
-            DelayedTask<?> c = h[child];
-            int best = child;
-            for (int k = child + 1, end = Math.min(child + 4, n); k < end; k++) {
-                if (h[k].before(c)) {
-                    c = h[k];
-                    best = k;
-                }
-            }
-            if (!c.before(t)) {
-                break;
-            }
-            h[i] = c;
-            c.heapIndex = i;
-            i = best;
-        }
-        h[i] = t;
-        t.heapIndex = i;
     }
 }

@@ -20,11 +20,13 @@ import java.util.function.UnaryOperator;
  *
  * <p>Size, for the goal of ~100 bytes per pending task: {@code FutureTask}'s 32 bytes (header
  * and five fields), then {@link #timer}, {@link #heapIndex}, {@link #time} and {@link #seq}:
- * 56 bytes, 64 with {@link #period}, 72 with the class of the task as scheduled (for the
- * flight-recorder events, which name it: the class, not the task, which a done future drops)
- * and the inbox's link {@link #inboxNext} (which fills the alignment gap: no byte more);
- * the callable adapter of a {@code Runnable} (24) and the heap's slot (4 to 8 with compressed
- * oops) come on top. {@code ScheduledTest} measures about 96 to 98 bytes per pending task.
+ * 56 bytes, 64 with the class of the task as scheduled (for the flight-recorder events, which
+ * name it: the class, not the task, which a done future drops) and the inbox's link
+ * {@link #inboxNext}. A periodic task's period is in its own subclass ({@link Periodic}, 80
+ * bytes with its decorated form: periodic tasks are few), so a one-shot task carries none. The
+ * callable adapter of a {@code Runnable} (24) and the heap's slot (4 bytes with compressed
+ * oops, a little more while the array has room to grow) come on top: about 90 bytes per
+ * pending one-shot task, as {@code ScheduledTest} measures.
  *
  * <p>Fields and their owners: {@link #time} is written by the submitter before the entry is
  * handed to the timer (the inbox's offer publishes it), and for a periodic task by the worker
@@ -36,13 +38,14 @@ import java.util.function.UnaryOperator;
  * learn whether the timer has taken the entry in ({@link DelayScheduler}, "A cancel before the
  * timer takes the entry in").
  *
- * <p>Two subclasses: {@link OnTimer}, an entry that the timer runs itself when it is due instead
- * of handing it to the workers (see {@link DelayScheduler}, "Entries run on the timer"); and
- * {@link Decorated}, an entry of a pool with a task decorator, which hands the workers its
- * decorated form.
+ * <p>This class is a one-shot task. Three subclasses: {@link Periodic}, a task run at a fixed
+ * rate or with a fixed delay (decorated or not); {@link OnTimer}, an entry that the timer runs
+ * itself when it is due instead of handing it to the workers (see {@link DelayScheduler},
+ * "Entries run on the timer"); and {@link Decorated}, a one-shot entry of a pool with a task
+ * decorator, which hands the workers its decorated form.
  */
 public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableScheduledFuture<V>, TaskWrapper
-        permits DelayedTask.OnTimer, DelayedTask.Decorated {
+        permits DelayedTask.Periodic, DelayedTask.OnTimer, DelayedTask.Decorated {
 
     /** The timer that keeps this entry. */
     final DelayScheduler timer;
@@ -51,11 +54,6 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
      * submission of one thread (FIFO per thread).
      */
     final long seq;
-    /**
-     * 0 for a one-shot task; positive: fixed rate, the period; negative: fixed delay, minus the
-     * delay (as in {@code ScheduledFutureTask}). In nanoseconds.
-     */
-    final long period;
     /** The deadline, a {@link System#nanoTime()} value. */
     volatile long time;
     /** {@link #heapIndex} of an entry offered to the timer and not yet polled by it. */
@@ -95,21 +93,19 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
      */
     private final Class<?> scheduledClass;
 
-    DelayedTask(DelayScheduler timer, Callable<V> callable, long time, long period, long seq) {
+    DelayedTask(DelayScheduler timer, Callable<V> callable, long time, long seq) {
         super(callable);
         this.scheduledClass = TaskWrapper.classOf(callable);
         this.timer = timer;
         this.time = time;
-        this.period = period;
         this.seq = seq;
     }
 
-    DelayedTask(DelayScheduler timer, Runnable runnable, V result, long time, long period, long seq) {
+    DelayedTask(DelayScheduler timer, Runnable runnable, V result, long time, long seq) {
         super(runnable, result);
         this.scheduledClass = TaskWrapper.classOf(runnable);
         this.timer = timer;
         this.time = time;
-        this.period = period;
         this.seq = seq;
     }
 
@@ -168,28 +164,10 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
         return this;
     }
 
+    /** False: a one-shot task ({@link Periodic} says true). */
     @Override
     public boolean isPeriodic() {
-        return period != 0;
-    }
-
-    /**
-     * Runs the task on a worker. A one-shot task runs as a {@code FutureTask}; a periodic one
-     * stops at shutdown (cancelled, as {@code ScheduledThreadPoolExecutor} does by default),
-     * and otherwise runs without completing, then goes back to the timer with its next
-     * deadline: from the previous one at a fixed rate, from now with a fixed delay. One that
-     * throws completes with the failure and is not rescheduled.
-     */
-    @Override
-    public void run() {
-        if (period == 0) {
-            super.run();
-        } else if (timer.pool.runState != Scheduler.RUNNING) {
-            cancel(false);
-        } else if (runAndReset()) {
-            time = period > 0 ? time + period : DelayScheduler.deadline(-period);
-            timer.rearm(this);
-        }
+        return false;
     }
 
     /**
@@ -244,12 +222,12 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
     }
 
     /**
-     * A delayed task of a pool with a task decorator ({@code Builder.taskDecorator}): decorated
-     * once, in the thread that scheduled it, as Spring's {@code ThreadPoolTaskScheduler} does,
-     * and handed to the workers in that form ({@link DecoratedTask}) every time it is due, so a
-     * periodic task runs each period inside the same decorated {@code Runnable}. The decorator
-     * gets the task itself (this future) to wrap. One reference more than an undecorated
-     * entry, and only in a pool that decorates.
+     * A one-shot delayed task of a pool with a task decorator ({@code Builder.taskDecorator}):
+     * decorated once, in the thread that scheduled it, as Spring's
+     * {@code ThreadPoolTaskScheduler} does, and handed to the workers in that form
+     * ({@link DecoratedTask}) when it is due. The decorator gets the task itself (this future)
+     * to wrap. One reference more than an undecorated entry, and only in a pool that
+     * decorates. A periodic task is decorated the same way ({@link Periodic}).
      */
     static final class Decorated<V> extends DelayedTask<V> {
 
@@ -259,12 +237,12 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
          */
         private Runnable entry;
 
-        Decorated(DelayScheduler timer, Callable<V> callable, long time, long period, long seq) {
-            super(timer, callable, time, period, seq);
+        Decorated(DelayScheduler timer, Callable<V> callable, long time, long seq) {
+            super(timer, callable, time, seq);
         }
 
-        Decorated(DelayScheduler timer, Runnable runnable, V result, long time, long period, long seq) {
-            super(timer, runnable, result, time, period, seq);
+        Decorated(DelayScheduler timer, Runnable runnable, V result, long time, long seq) {
+            super(timer, runnable, result, time, seq);
         }
 
         /** Decorates this task; what the decorator throws reaches the scheduling thread. */
@@ -280,6 +258,63 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
     }
 
     /**
+     * A periodic task ({@code scheduleAtFixedRate}, {@code scheduleWithFixedDelay}): it stops
+     * at shutdown (cancelled, as {@code ScheduledThreadPoolExecutor} does by default), and
+     * otherwise runs without completing, then goes back to the timer with its next deadline:
+     * from the previous one at a fixed rate, from now with a fixed delay. One that throws
+     * completes with the failure and is not rescheduled. In a pool with a task decorator it is
+     * decorated once, as {@link Decorated} is, and runs every period inside that form.
+     */
+    static final class Periodic extends DelayedTask<Void> {
+
+        /**
+         * Positive: fixed rate, the period; negative: fixed delay, minus the delay (as in
+         * {@code ScheduledFutureTask}). In nanoseconds, never 0.
+         */
+        final long period;
+        /**
+         * The decorated queue entry, or null in a pool without a decorator; written once by
+         * the scheduling thread before the entry is handed to the timer, whose inbox offer
+         * publishes it.
+         */
+        private Runnable decorated;
+
+        Periodic(DelayScheduler timer, Runnable runnable, long time, long period, long seq) {
+            super(timer, runnable, null, time, seq);
+            if (period == 0L) {
+                throw new IllegalArgumentException("period 0: a periodic task needs one");
+            }
+            this.period = period;
+        }
+
+        /** Decorates this task; what the decorator throws reaches the scheduling thread. */
+        Periodic decorate(UnaryOperator<Runnable> decorator) {
+            decorated = DecoratedTask.entry(decorator, this);
+            return this;
+        }
+
+        @Override
+        Runnable entry() {
+            return decorated != null ? decorated : this;
+        }
+
+        @Override
+        public boolean isPeriodic() {
+            return true;
+        }
+
+        @Override
+        public void run() {
+            if (timer.pool.runState != Scheduler.RUNNING) {
+                cancel(false);
+            } else if (runAndReset()) {
+                time = period > 0 ? time + period : DelayScheduler.deadline(-period);
+                timer.rearm(this);
+            }
+        }
+    }
+
+    /**
      * An entry the timer thread runs itself when it is due, as JDK 25's {@code ForkJoinPool}
      * runs its timeout actions ("immediate" tasks): {@code submitWithTimeout}'s timeout without
      * an action, which cancels its task and interrupts the runner, a few steps and no user
@@ -289,7 +324,7 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
     static final class OnTimer extends DelayedTask<Void> {
 
         OnTimer(DelayScheduler timer, Runnable action, long time, long seq) {
-            super(timer, action, null, time, 0L, seq);
+            super(timer, action, null, time, seq);
         }
 
         @Override

@@ -61,10 +61,11 @@
  *       {@link io.github.stealpool.internal.StealableRange} (a range its owner consumes from the
  *       low end while thieves split off the high end).</li>
  *   <li><b>Delayed tasks.</b> {@link io.github.stealpool.internal.DelayScheduler} (the timer
- *       thread, started by the first {@code schedule}: a 4-ary heap only it touches, fed
- *       through a lock-free inbox; the wake-up protocol and the shutdown rules with their
- *       proof); {@link io.github.stealpool.internal.DelayedTask} (a delayed task and its
- *       {@code ScheduledFuture}, a {@code FutureTask}).</li>
+ *       thread, started by the first {@code schedule}, fed through a lock-free inbox; the
+ *       wake-up protocol and the shutdown rules with their proof);
+ *       {@link io.github.stealpool.internal.DelayHeap} (its queue, a 4-ary heap only it
+ *       touches); {@link io.github.stealpool.internal.DelayedTask} (a delayed task and its
+ *       {@code ScheduledFuture}, a {@code FutureTask}; periodic ones a subclass).</li>
  *   <li><b>Timing and statistics.</b> {@link io.github.stealpool.internal.TaskTimer},
  *       {@link io.github.stealpool.internal.TaskSampler} and {@code TimedTask} (timing a sample
  *       of submitted tasks while a listener listens); {@code TimingListeners} (adding and

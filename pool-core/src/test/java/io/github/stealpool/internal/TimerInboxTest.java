@@ -25,7 +25,7 @@ class TimerInboxTest {
             new DelayScheduler(new Scheduler(SchedulerConfig.basic(2, "inbox", 8, 0)), false);
 
     private static DelayedTask<Void> entry(TimerInbox inbox) {
-        return new DelayedTask<Void>(TIMER, () -> { }, null, 0L, 0L, inbox.nextSequence());
+        return new DelayedTask<Void>(TIMER, () -> { }, null, 0L, inbox.nextSequence());
     }
 
     /** Takes everything, unlinking, in the order the batches come. */

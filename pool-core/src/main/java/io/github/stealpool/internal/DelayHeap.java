@@ -1,0 +1,187 @@
+package io.github.stealpool.internal;
+
+import java.util.Arrays;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+
+/**
+ * The delay timer's queue ({@link DelayScheduler}): a 4-ary min-heap of entries ordered by
+ * deadline, then by sequence number ({@link DelayedTask#before}), that keeps each entry's
+ * {@code heapIndex} at its slot, and {@code OUT} once it leaves, so that a cancel's removal
+ * finds it in O(log n). Four children per node: half the depth of a binary heap, for the sift-downs that
+ * every due entry costs (as JDK 25's {@code DelayScheduler}).
+ *
+ * <p>An entry's {@code time} does not change while it is here (the submitter writes it before
+ * the entry is offered, a periodic runner before it gives the entry back), so the order holds.
+ *
+ * <p>Not thread-safe: the timer thread's own, or, once that thread has died without letting
+ * go, that of whoever takes over from it under {@code mainLock}
+ * ({@code DelayScheduler.takeOverIfDead}).
+ */
+final class DelayHeap {
+
+    private static final int INITIAL_CAPACITY = 16;
+    /** A heap this large that empties gives its array back (the memory of a burst). */
+    private static final int SHRINK_ABOVE = 1024;
+
+    private DelayedTask<?>[] entries = new DelayedTask<?>[INITIAL_CAPACITY];
+    private int size;
+
+    int size() {
+        return size;
+    }
+
+    boolean isEmpty() {
+        return size == 0;
+    }
+
+    /** The earliest entry, or null if the heap is empty. */
+    DelayedTask<?> first() {
+        return size == 0 ? null : entries[0];
+    }
+
+    /** Adds {@code t}, growing the array if it is full (an OutOfMemoryError adds nothing). */
+    void add(DelayedTask<?> t) {
+        int i = size;
+        if (i == entries.length) {
+            entries = Arrays.copyOf(entries, i + (i >> 1));
+        }
+        size = i + 1;
+        siftUp(i, t);
+    }
+
+    /** Takes out and returns the earliest entry, or null if the heap is empty. */
+    DelayedTask<?> pollFirst() {
+        if (size == 0) {
+            return null;
+        }
+        DelayedTask<?> t = entries[0];
+        removeAt(0);
+        return t;
+    }
+
+    /** Takes {@code t} out if it is in this heap (its {@code heapIndex} says so). */
+    void remove(DelayedTask<?> t) {
+        int i = t.heapIndex;
+        if (i >= 0) {
+            removeAt(i);
+        }
+    }
+
+    /**
+     * Takes out every entry {@code drop} holds for, restores the order of the rest, then hands
+     * each one taken out to {@code dropped} (its {@code heapIndex} already {@code OUT}).
+     * {@code drop} must not change the heap; {@code dropped} may cancel the entry. If
+     * {@code dropped} throws, the others are still handed over, and the first failure is
+     * thrown at the end, the heap whole (no entry taken out keeps an index of a slot).
+     */
+    void removeIf(Predicate<? super DelayedTask<?>> drop, Consumer<? super DelayedTask<?>> dropped) {
+        DelayedTask<?>[] e = entries;
+        int n = size;
+        int kept = 0;
+        for (int i = 0; i < n; i++) { // the kept to the front, the dropped to the back
+            DelayedTask<?> t = e[i];
+            if (!drop.test(t)) {
+                e[i] = e[kept];
+                e[kept++] = t;
+            }
+        }
+        size = kept;
+        for (int i = 0; i < kept; i++) {
+            e[i].heapIndex = i;
+        }
+        for (int i = (kept - 2) >>> 2; kept > 1 && i >= 0; i--) { // Floyd's heap construction
+            siftDown(i, e[i]);
+        }
+        for (int i = kept; i < n; i++) {
+            e[i].heapIndex = DelayedTask.OUT; // all first: a failure below leaves no stale index
+        }
+        Throwable failure = null;
+        for (int i = kept; i < n; i++) {
+            DelayedTask<?> t = e[i];
+            e[i] = null;
+            try {
+                dropped.accept(t);
+            } catch (Throwable x) { // every dropped entry still goes to dropped
+                if (failure == null) {
+                    failure = x;
+                } else if (x != failure) { // the JVM may throw one preallocated error again
+                    failure.addSuppressed(x);
+                }
+            }
+        }
+        shrinkIfEmpty();
+        if (failure instanceof RuntimeException) {
+            throw (RuntimeException) failure;
+        } else if (failure instanceof Error) {
+            throw (Error) failure;
+        } else if (failure != null) {
+            throw new IllegalStateException(failure);
+        }
+    }
+
+    /** Takes out every entry and hands each to {@code dropped}, as {@link #removeIf} does. */
+    void clear(Consumer<? super DelayedTask<?>> dropped) {
+        removeIf(t -> true, dropped);
+    }
+
+    private void removeAt(int i) {
+        DelayedTask<?>[] e = entries;
+        e[i].heapIndex = DelayedTask.OUT;
+        int last = --size;
+        DelayedTask<?> moved = e[last];
+        e[last] = null;
+        if (i != last) {
+            siftDown(i, moved);
+            if (e[i] == moved) {
+                siftUp(i, moved);
+            }
+        }
+        shrinkIfEmpty();
+    }
+
+    private void shrinkIfEmpty() {
+        if (size == 0 && entries.length > SHRINK_ABOVE) {
+            entries = new DelayedTask<?>[INITIAL_CAPACITY];
+        }
+    }
+
+    private void siftUp(int i, DelayedTask<?> t) {
+        DelayedTask<?>[] e = entries;
+        while (i > 0) {
+            int parent = (i - 1) >>> 2;
+            DelayedTask<?> p = e[parent];
+            if (!t.before(p)) {
+                break;
+            }
+            e[i] = p;
+            p.heapIndex = i;
+            i = parent;
+        }
+        e[i] = t;
+        t.heapIndex = i;
+    }
+
+    private void siftDown(int i, DelayedTask<?> t) {
+        DelayedTask<?>[] e = entries;
+        int n = size;
+        for (int child; (child = (i << 2) + 1) < n; ) {
+            DelayedTask<?> c = e[child];
+            int best = child;
+            for (int k = child + 1, end = Math.min(child + 4, n); k < end; k++) {
+                if (e[k].before(c)) {
+                    c = e[k];
+                    best = k;
+                }
+            }
+            if (!c.before(t)) {
+                break;
+            }
+            e[i] = c;
+            c.heapIndex = i;
+            i = best;
+        }
+        e[i] = t;
+        t.heapIndex = i;
+    }
+}
