@@ -91,6 +91,9 @@ fi
 # 5. Delayed tasks (issue 37), where the timer thread has a core of its own (lateness: the early
 #    wake's spin there): last, budget allowing.
 jmh 17 $J17 'ScheduleBenchmark.(scheduleBurst|scheduleCancel|lateness)$' -p pool=stealpool,stpe
+#    Schedule + cancel from 16 threads: STPE's one lock contended, where 2 cores never contend
+#    it (docs/lab/delay-timer.md, "What is open").
+jmh 17 $J17 'ScheduleBenchmark.scheduleCancel$' -t 16 -p pool=stealpool,stpe
 if [[ -n $J25 ]]; then
     jmh 25 "$J25" 'ScheduleBenchmark.(scheduleBurst|scheduleCancel|lateness)$' -p pool=stealpool,stpe,forkjoin
 fi
