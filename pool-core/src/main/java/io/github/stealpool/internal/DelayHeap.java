@@ -8,8 +8,8 @@ import java.util.function.Predicate;
  * The delay timer's queue ({@link DelayScheduler}): a 4-ary min-heap of entries ordered by
  * deadline, then by sequence number ({@link DelayedTask#before}), that keeps each entry's
  * {@code heapIndex} at its slot, and {@code OUT} once it leaves, so that a cancel's removal
- * finds it in O(log n). Four children per node: half the depth of a binary heap, for the sift-downs that
- * every due entry costs (as JDK 25's {@code DelayScheduler}).
+ * finds it in O(log n). Four children per node: half the depth of a binary heap, for the
+ * sift-downs that every due entry costs (as JDK 25's {@code DelayScheduler}).
  *
  * <p>An entry's {@code time} does not change while it is here (the submitter writes it before
  * the entry is offered, a periodic runner before it gives the entry back), so the order holds.
