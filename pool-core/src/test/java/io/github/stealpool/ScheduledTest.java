@@ -24,6 +24,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -879,6 +880,75 @@ class ScheduledTest {
             }
             assertEquals(20, accounted);
             assertEquals(ran.size(), fs.stream().filter(f -> f.isDone() && !f.isCancelled()).count());
+        }
+    }
+
+    @Test
+    void manyTasksDueAtOnceWakeTheSleeperWhileTheOtherWorkerIsBusy() throws Exception {
+        // One worker runs a task that waits for all the others; the other worker sleeps. More
+        // tasks fall due at one instant than the timer hands over under one notice: they are
+        // queued, and only a notice wakes the sleeper. Each runs exactly once.
+        WorkStealingPool pool = pool(2);
+        try {
+            for (int round = 0; round < 10; round++) {
+                int tasks = 200;
+                CountDownLatch others = new CountDownLatch(tasks);
+                CountDownLatch blocking = new CountDownLatch(1);
+                Future<Boolean> blocker = pool.submit(() -> {
+                    blocking.countDown();
+                    return others.await(HANG, TimeUnit.SECONDS);
+                });
+                blocking.await();
+                await().atMost(HANG, TimeUnit.SECONDS)
+                        .until(() -> pool.stats().parkedWorkers() == 1);
+                AtomicIntegerArray runs = new AtomicIntegerArray(tasks);
+                long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
+                for (int i = 0; i < tasks; i++) {
+                    int k = i;
+                    pool.schedule(() -> {
+                        runs.incrementAndGet(k);
+                        others.countDown();
+                    }, due - System.nanoTime(), TimeUnit.NANOSECONDS);
+                }
+                assertTrue(blocker.get(), "round " + round + ": the sleeper ran the due tasks");
+                for (int i = 0; i < tasks; i++) {
+                    assertEquals(1, runs.get(i), "round " + round + ", task " + i);
+                }
+            }
+        } finally {
+            terminate(pool);
+        }
+    }
+
+    @Test
+    void shutdownNowRacingABatchOfDueTasksRunsReturnsOrCancelsEachOnce() throws Exception {
+        // As above with shutdownNow landing while the timer hands batches over: each task
+        // runs, is returned or is cancelled, exactly once.
+        for (int round = 0; round < 100; round++) {
+            WorkStealingPool pool = pool(2);
+            int tasks = 150;
+            AtomicIntegerArray runs = new AtomicIntegerArray(tasks);
+            List<ScheduledFuture<?>> fs = new ArrayList<>();
+            long due = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(300);
+            for (int i = 0; i < tasks; i++) {
+                int k = i;
+                fs.add(pool.schedule(() -> runs.incrementAndGet(k),
+                        due - System.nanoTime(), TimeUnit.NANOSECONDS));
+            }
+            while (System.nanoTime() - due < (round % 4) * 20_000L) {
+                Thread.onSpinWait(); // at the deadline, or during the batches that follow it
+            }
+            List<Runnable> returned = pool.shutdownNow();
+            assertTrue(pool.awaitTermination(HANG, TimeUnit.SECONDS));
+            for (int i = 0; i < tasks; i++) {
+                ScheduledFuture<?> f = fs.get(i);
+                boolean ran = f.isDone() && !f.isCancelled();
+                int ways = (f.isCancelled() ? 1 : 0) + (returned.contains(f) ? 1 : 0)
+                        + (ran ? 1 : 0);
+                String which = "round " + round + ", task " + i;
+                assertEquals(1, ways, which + ": ran, returned or cancelled, once");
+                assertEquals(ran ? 1 : 0, runs.get(i), which + ": ran as its future says");
+            }
         }
     }
 

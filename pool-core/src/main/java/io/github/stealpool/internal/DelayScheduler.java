@@ -2,6 +2,7 @@ package io.github.stealpool.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.concurrent.Callable;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -16,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * {@code submitWithTimeout}: one daemon thread, started by the first delayed submission (under
  * the scheduler's {@code mainLock}, once), that keeps the pending {@link DelayedTask}s in a
  * 4-ary min-heap ordered by deadline, then sequence number (see "The inbox"), and hands each
- * one to the workers when it is due ({@link Scheduler#executeDelayed}). After JDK 25's
+ * one to the workers when it is due ({@link Scheduler#queueDelayed}). After JDK 25's
  * {@code ForkJoinPool.DelayScheduler}: only the timer thread touches the heap; everyone else
  * talks to it through the inbox.
  *
@@ -90,6 +91,23 @@ import org.slf4j.LoggerFactory;
  * Either way a done task's entry is removed (a {@link Removal}) no later than the task leaves
  * the queues, and under SHUTDOWN the workers take every queued task before they can retire: it
  * never holds the pool past that (rule 2), and when it fires with its task done it does nothing.
+ *
+ * <h2>Handing over in batches</h2>
+ * The timer posts due entries to the workers as any outside submitter posts a task (queue it,
+ * a full fence, re-read the run state, then Sleep's notice), but {@link #HAND_OVER_BATCH} at a
+ * time: it polls up to that many due entries, queues them in a row, and gives the fence and
+ * the notice once. The workers then find a batch in one stripe of the injection queue and
+ * take it in one go, instead of meeting the timer's offers one entry at a time. The first
+ * entry of a batch waits for the rest to be polled (a few microseconds; an entry the timer
+ * runs itself hands the batch over first). Sleep's proof allows one notice for several tasks
+ * ("Why no job is left behind", several jobs published before one fence and one read). Only
+ * the first entry of a batch may go to a sleeper by hand, with no queued entry then waiting
+ * for a notice, as one task's post would; the batch's notice comes after that hand-off (Sleep,
+ * the proof's case of workers woken with a job in hand). The late settling after the fence is
+ * per entry, as for one task, so one refused under STOP is cancelled and the others settle on
+ * their own. An entry polled is dropped if done, run if it is the timer's own, or held for
+ * the batch, which {@link #fireDue}'s {@code finally} hands over whatever fails: a timer that
+ * fails mid-batch strands nothing (rule 6).
  *
  * <h2>No lost wake-up</h2>
  * The timer publishes how it sleeps in {@link #parkState}, then checks the inbox and the run
@@ -166,7 +184,7 @@ import org.slf4j.LoggerFactory;
  *       timer starts, while the pool is RUNNING): while it holds, no worker retires
  *       ({@code LifeCycle.tryRetire}), idle workers sleep instead of leaving (the Sleep
  *       predicate), and nothing terminates the pool. So a due task handed over under SHUTDOWN
- *       ({@link Scheduler#executeDelayed} accepts it then) finds a live worker, which runs
+ *       ({@link Scheduler#queueDelayed} accepts it then) finds a live worker, which runs
  *       it. The timer lets go ({@link #tryFinish}) only with its heap empty and, under
  *       {@code mainLock}, its inbox empty: then it can be given nothing it would run (below),
  *       and it wakes the sleeping workers, which retire once the queues are empty, the last
@@ -174,7 +192,7 @@ import org.slf4j.LoggerFactory;
  *       task it handed over is in a queue by then, where {@code tryRetire} (under the same
  *       lock) sees it. So {@code awaitTermination} waits for the due one-shot tasks.</li>
  *   <li><b>{@code shutdownNow()} runs no delayed task</b>: the timer hands nothing over once it
- *       reads STOP (and {@code executeDelayed} refuses then); it cancels every entry in its
+ *       reads STOP (and {@code queueDelayed} refuses then); it cancels every entry in its
  *       heap and every one it polls, then lets go. A task handed over before STOP is a queued
  *       task: {@code shutdownNow}'s sweep returns it (its future), or a hand-off to a parked
  *       worker counts as started, as for any task; one handed over as STOP lands is refused
@@ -260,6 +278,16 @@ public final class DelayScheduler {
      * entries offered less this.
      */
     private final LongAdder released = new LongAdder();
+    /**
+     * The most due entries handed to the workers together, under one fence and one notice:
+     * enough to share their cost, few enough that the first waits for the rest only a few
+     * microseconds of heap pops on a typical heap.
+     */
+    static final int HAND_OVER_BATCH = 64;
+    /** The timer thread's: due entries polled and not yet handed over ({@link #fireDue}). */
+    private final DelayedTask<?>[] dueBatch = new DelayedTask<?>[HAND_OVER_BATCH];
+    /** The timer thread's: the queued ones of a batch, as the queues hold them. */
+    private final Runnable[] queuedBatch = new Runnable[HAND_OVER_BATCH];
     /** {@code executor.scheduled.repetitively}: calls of the two periodic ones. */
     final LongAdder scheduledRepetitively = new LongAdder();
     final Thread thread;
@@ -1010,30 +1038,120 @@ public final class DelayScheduler {
         }
     }
 
-    /** Hands every due entry to the workers, earliest first. */
+    /**
+     * Hands every due entry to the workers, earliest first, up to {@link #HAND_OVER_BATCH} at
+     * a time ("Handing over in batches").
+     */
     private void fireDue() {
         long now = System.nanoTime();
-        for (DelayedTask<?> t; (t = heap.first()) != null; ) {
-            if (t.time - now > 0L) {
-                return;
+        DelayedTask<?>[] due = this.dueBatch;
+        int n = 0; // polled and not yet handed over
+        try {
+            for (DelayedTask<?> t; (t = heap.first()) != null; ) {
+                if (t.time - now > 0L) {
+                    return;
+                }
+                heap.pollFirst();
+                if (t.isDone()) {
+                    released.increment();
+                    continue;
+                }
+                if (t instanceof DelayedTask.OnTimer) {
+                    if (n != 0) { // first: those polled before it wait for no one's run
+                        int k = n;
+                        n = 0;
+                        handToWorkers(k);
+                    }
+                    released.increment();
+                    t.run(); // FutureTask.run: what it throws is recorded (and logged), not thrown
+                    continue;
+                }
+                due[n++] = t;
+                if (n == HAND_OVER_BATCH) {
+                    n = 0;
+                    handToWorkers(HAND_OVER_BATCH);
+                } else if (n == 1) {
+                    pool.probe.timerBatchBegun();
+                }
             }
-            heap.pollFirst();
-            released.increment();
-            if (t.isDone()) {
-                continue;
+        } finally { // also if the timer fails (rule 6): what it polled is handed over
+            if (n != 0) {
+                handToWorkers(n);
             }
-            if (t instanceof DelayedTask.OnTimer) {
-                t.run(); // FutureTask.run: what the action throws is recorded (and logged), not thrown
-                continue;
+        }
+    }
+
+    /**
+     * Hands the {@code n} entries polled ({@code dueBatch[0..n)}) to the workers: queues each
+     * (the first may go to a sleeper by hand instead), then gives the post's fence and notice
+     * once ({@link #announce}). One refused (after shutdownNow, rule 3) or whose queuing failed
+     * is cancelled. Never throws, and leaves the arrays empty.
+     */
+    private void handToWorkers(int n) {
+        DelayedTask<?>[] due = dueBatch;
+        released.add(n); // before the hand-over, as the entries leave the timer's hands
+        int q = 0;
+        for (int i = 0; i < n; i++) {
+            DelayedTask<?> t = due[i];
+            due[i] = null;
+            try {
+                Runnable r = pool.queueDelayed(t.entry(), i == 0); // the task or its decorated form
+                if (r != null) {
+                    due[q] = t; // q <= i: the queued ones, kept for their settling and notice
+                    queuedBatch[q++] = r;
+                }
+            } catch (Throwable e) {
+                cancelUnhanded(t, e);
+            }
+        }
+        if (q != 0) {
+            announce(q);
+        }
+    }
+
+    /**
+     * The rest of the post of the {@code n} entries just queued ({@code dueBatch[i]} as
+     * {@code queuedBatch[i]}): one fence, the late settling of each, one notice. Never
+     * throws, and leaves the arrays empty.
+     */
+    private void announce(int n) {
+        try {
+            if (pool.leftRunningAfterQueuing()) {
+                for (int i = 0; i < n; i++) {
+                    try {
+                        pool.settleLate(queuedBatch[i], true);
+                    } catch (Throwable e) { // refused from STOP on, still queued (rule 3)
+                        cancelUnhanded(dueBatch[i], e);
+                    }
+                }
             }
             try {
-                pool.executeDelayed(t.entry()); // the task, or its decorated form
-            } catch (Throwable e) {
-                if (!(e instanceof RejectedExecutionException)) {
-                    LOG.error("{}: could not hand {} to the workers; cancelled", pool.name(), t, e);
+                pool.sleep.notifyNewJob();
+            } catch (Throwable e) { // queued, but maybe unnoticed: cancelled, as one refused
+                for (int i = 0; i < n; i++) {
+                    if (!dueBatch[i].isDone()) { // not one settled or run meanwhile
+                        cancelUnhanded(dueBatch[i], e);
+                    }
                 }
-                t.cancel(false); // refused after shutdownNow (rule 3), or failed: never runs
             }
+        } finally {
+            Arrays.fill(dueBatch, 0, n, null); // nothing handed over stays referenced here
+            Arrays.fill(queuedBatch, 0, n, null);
+        }
+    }
+
+    /**
+     * An entry refused by the workers' queues (rule 3), or whose hand-over failed: it never
+     * runs. Never throws: a failing log is ignored, as everywhere on the timer (rule 6).
+     */
+    private void cancelUnhanded(DelayedTask<?> t, Throwable why) {
+        try {
+            t.cancel(false); // first: whatever the log does, no waiter is left hanging
+            if (!(why instanceof RejectedExecutionException)) {
+                LOG.error("{}: could not hand {} to the workers; cancelled", pool.name(), t, why);
+            }
+        } catch (Throwable ignored) {
+            // out of stack or memory: the rest of the batch matters more
         }
     }
 

@@ -402,26 +402,42 @@ public final class Scheduler {
     /**
      * The timer hands a due delayed task to the workers: as a submission from outside, but
      * accepted after {@code shutdown} too (refused only from STOP on), since the timer holds
-     * the pool while it has tasks to hand over (DelayScheduler, rule 2). The re-check after
-     * the publication is {@link #pushExternal}'s: under SHUTDOWN {@code settleLate} accepts.
-     * Never refused by the submission bound, since the timer must not wait: its permit is taken
-     * by force, as a requeued task's ({@link SubmissionBound}).
+     * the pool while it has tasks to hand over (DelayScheduler, rule 2). Never refused by the
+     * submission bound, since the timer must not wait: its permit is taken by force, as a
+     * requeued task's ({@link SubmissionBound}).
+     *
+     * <p>The first half of a post: hands {@code task} to a sleeper if {@code mayHandOff} and
+     * all sleep (then it returns null, and nothing more is owed), or queues it and returns what
+     * it queued. For what it queued the caller owes {@link #leftRunningAfterQueuing} and a
+     * notice: a batch of due tasks shares one fence and one notice (DelayScheduler, "Handing
+     * over in batches").
+     *
+     * @throws RejectedExecutionException from STOP on
      */
-    void executeDelayed(Runnable task) {
+    Runnable queueDelayed(Runnable task, boolean mayHandOff) {
         if (runState >= STOP) {
             throw rejected(task);
         }
         TaskTimer timer = taskTimer;
         Runnable queued = timer == null ? task : injection.forTiming(task, timer);
-        if (sleep.tryHandOff(queued)) {
-            return;
+        if (mayHandOff && sleep.tryHandOff(queued)) {
+            return null;
         }
         injection.requeue(queued); // never refused by the bound: a permit taken by force
+        return queued;
+    }
+
+    /**
+     * The rest of the timer's post, after {@link #queueDelayed} queued a batch, as
+     * {@link #pushExternal}'s for one task: the queuing before the reads below (a full fence),
+     * then whether the pool left RUNNING meanwhile. If it did, the caller settles each task it
+     * queued ({@link #settleLate}: accepted under SHUTDOWN, refused from STOP on if still
+     * queued); then it gives one notice ({@code sleep.notifyNewJob()}), which Sleep's proof
+     * lets stand for every task queued before this fence.
+     */
+    boolean leftRunningAfterQueuing() {
         VarHandle.fullFence();
-        if (runState != RUNNING) {
-            settleLate(queued, true);
-        }
-        sleep.notifyNewJob();
+        return runState != RUNNING;
     }
 
     /** The timer, started on first use (under mainLock, once, and only while RUNNING). */

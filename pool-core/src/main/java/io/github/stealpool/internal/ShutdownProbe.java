@@ -5,8 +5,9 @@ package io.github.stealpool.internal;
  * worker on its way out meet, so that a test can hold either thread there and force the
  * interleaving that once lost tasks (a worker's exit overlapping {@code shutdownNow}'s sweep).
  * The pool's own probe does nothing; only tests in this package install another, before
- * {@link Scheduler#start()}. No point is on a task's path. The timer thread's two points let a
- * test fail it ({@code DelayScheduler}, rule 6) or hold it as it lets go of the pool.
+ * {@link Scheduler#start()}. No point is on a task's path but the timer's hand-over, once per
+ * batch. The timer thread's three points let a test fail it ({@code DelayScheduler}, rule 6),
+ * also mid-batch, or hold it as it lets go of the pool.
  */
 interface ShutdownProbe {
 
@@ -23,6 +24,14 @@ interface ShutdownProbe {
 
     /** The timer thread, at the top of each turn of its loop (holding no lock). */
     default void timerTurn() {
+    }
+
+    /**
+     * The timer thread, after it polled the first due entry of a batch, before it hands the
+     * batch over (holding no lock); once per batch ({@code DelayScheduler}, "Handing over in
+     * batches").
+     */
+    default void timerBatchBegun() {
     }
 
     /** The timer thread, about to let go of the pool ({@code tryFinish}), before taking the lock. */

@@ -182,7 +182,9 @@ import java.util.function.Consumer;
  * Every access to {@code ctl} is a volatile read or an atomic update, and a poster's publication
  * of job J precedes its read of {@code ctl}; so they all sit in one total order. Let P post J
  * and read {@code ctl} as c. A search that starts after P's read sees J (or J was taken, and
- * whoever took it runs it).
+ * whoever took it runs it). A poster may publish several jobs before one fence and one read
+ * (the timer hands due tasks over in batches: DelayScheduler, "Handing over in batches"); the
+ * argument below holds for each of them with that read, so one notice stands for them all.
  * <ul>
  *   <li><b>A worker W falling asleep</b> (steps 2 to 4). If W announced (step 2) before P's
  *       read, P sees the JEC sleepy and moves it (or someone else did), so W's CAS in step 4

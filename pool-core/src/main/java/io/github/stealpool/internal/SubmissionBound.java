@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.LongAdder;
  *       {@link InjectionQueue#requeue}), which takes it by force ({@link #forceAcquire}): such a
  *       task must not be refused or wait, and it may push the count past the bound for a
  *       moment (after shutdownNow, or once per dead worker); the timer's due delayed tasks
- *       take theirs by force too ({@code Scheduler.executeDelayed}), and they may overdraw it
+ *       take theirs by force too ({@code Scheduler.queueDelayed}), and they may overdraw it
  *       for as long as due tasks keep arriving faster than the workers take them.</li>
  *   <li><b>Given back</b>: when a worker takes a batch out of a stripe (one per task, in
  *       {@link InjectionQueue#poll}, after a transfer that succeeded: a batch that failed to

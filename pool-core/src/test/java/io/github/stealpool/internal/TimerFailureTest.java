@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
@@ -104,6 +106,65 @@ class TimerFailureTest {
         assertTrue(s.awaitTermination(HANG, TimeUnit.SECONDS), "the hold is released");
         assertTrue(held.isCancelled());
         assertFalse(s.delayHold);
+    }
+
+    /**
+     * The timer fails in the middle of a batch of due entries, with one polled out of the heap
+     * and not yet handed over: it is still handed over and runs, and every other entry runs
+     * or is cancelled; none is stranded between the heap and the queues.
+     */
+    @Test
+    void aTimerThatFailsMidBatchStrandsNoEntry() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            List<DelayedTask<Integer>> fs = new ArrayList<>();
+            CountDownLatch scheduled = new CountDownLatch(1);
+            List<DelayedTask<Integer>> polled = new ArrayList<>(); // read after the timer died
+            AtomicBoolean failed = new AtomicBoolean();
+            Scheduler s = new Scheduler(SchedulerConfig.basic(2, "timer-fails-mid-batch", 8, 0));
+            s.probe = new ShutdownProbe() {
+                @Override
+                public void timerBatchBegun() {
+                    if (failed.compareAndSet(false, true)) {
+                        try {
+                            scheduled.await(); // the list is complete, and published by the latch
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        for (DelayedTask<Integer> f : fs) {
+                            if (f.heapIndex == DelayedTask.OUT && !f.isDone()) {
+                                polled.add(f); // out of the heap, not yet handed over
+                            }
+                        }
+                        throw new Error("test: the timer fails mid-batch");
+                    }
+                }
+            };
+            s.start();
+            try {
+                DelayScheduler d = s.delays();
+                int tasks = 3 * DelayScheduler.HAND_OVER_BATCH;
+                long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
+                try {
+                    for (int i = 0; i < tasks; i++) {
+                        int k = i;
+                        long delay = due - System.nanoTime();
+                        fs.add(d.schedule(() -> k, delay, TimeUnit.NANOSECONDS, null));
+                    }
+                } finally {
+                    scheduled.countDown(); // even if a schedule failed: the timer must not wait on
+                }
+                await().dontCatchUncaughtExceptions().atMost(HANG, TimeUnit.SECONDS)
+                        .until(() -> fs.stream().allMatch(DelayedTask::isDone));
+                await().dontCatchUncaughtExceptions().atMost(HANG, TimeUnit.SECONDS)
+                        .until(() -> !d.thread.isAlive());
+                assertEquals(1, polled.size(), "round " + round + ": setup, one entry in hand");
+                assertFalse(polled.get(0).isCancelled(), "round " + round + ": the one in hand ran");
+                assertEquals(0, d.pending(), "round " + round + ": each left the timer once");
+            } finally {
+                s.shutdownNow();
+                assertTrue(s.awaitTermination(HANG, TimeUnit.SECONDS));
+            }
+        }
     }
 
     /**
