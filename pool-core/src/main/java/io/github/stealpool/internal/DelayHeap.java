@@ -5,9 +5,10 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
- * The delay timer's queue ({@link DelayScheduler}): a 4-ary min-heap of entries ordered by
+ * A part of the delay timer's queue ({@link DelayWheel}): a 4-ary min-heap of entries ordered by
  * deadline, then by sequence number ({@link DelayedTask#before}), that keeps each entry's
- * {@code heapIndex} at its slot, and {@code OUT} once it leaves, so that a cancel's removal
+ * {@code heapIndex} at its slot (plus the heap's base, which tells {@link DelayWheel}'s two
+ * heaps apart), and {@code OUT} once it leaves, so that a cancel's removal
  * finds it in O(log n). Four children per node: half the depth of a binary heap, for the
  * sift-downs that every due entry costs (as JDK 25's {@code DelayScheduler}).
  *
@@ -22,10 +23,30 @@ final class DelayHeap {
 
     private static final int INITIAL_CAPACITY = 16;
     /** A heap this large that empties gives its array back (the memory of a burst). */
-    private static final int SHRINK_ABOVE = 1024;
+    static final int SHRINK_ABOVE = 1024;
+    /**
+     * The array of a heap that gave its own back: shared, never written (a heap grows before it
+     * writes a slot), so that giving an array back allocates nothing and cannot fail.
+     */
+    private static final DelayedTask<?>[] NONE = new DelayedTask<?>[0];
 
+    /** What an entry's {@code heapIndex} holds for slot 0: a queue with several heaps tells them apart. */
+    private final int base;
+    /** The most entries this heap holds, so that {@code base + slot} stays below the next heap's base. */
+    private final int limit;
     private DelayedTask<?>[] entries = new DelayedTask<?>[INITIAL_CAPACITY];
     private int size;
+
+    /** A heap whose entries' {@code heapIndex} is their slot. */
+    DelayHeap() {
+        this(0, Integer.MAX_VALUE);
+    }
+
+    /** A heap whose entries' {@code heapIndex} is {@code base} plus their slot, for up to {@code limit} entries. */
+    DelayHeap(int base, int limit) {
+        this.base = base;
+        this.limit = limit;
+    }
 
     int size() {
         return size;
@@ -40,14 +61,51 @@ final class DelayHeap {
         return size == 0 ? null : entries[0];
     }
 
-    /** Adds {@code t}, growing the array if it is full (an OutOfMemoryError adds nothing). */
+    /**
+     * Adds {@code t}, growing the array if it is full (an OutOfMemoryError, or an
+     * IllegalStateException past the limit, adds nothing).
+     */
     void add(DelayedTask<?> t) {
         int i = size;
-        if (i == entries.length) {
-            entries = Arrays.copyOf(entries, i + (i >> 1));
-        }
+        reserve(1);
         size = i + 1;
         siftUp(i, t);
+    }
+
+    /**
+     * An empty heap takes {@code array}'s first {@code n} entries, in any order, as its own array,
+     * orders them (Floyd's construction, O(n)) and returns the array it had, empty: the caller's
+     * to keep, a zero-length array if it had none worth keeping. Allocates nothing.
+     */
+    DelayedTask<?>[] adopt(DelayedTask<?>[] array, int n) {
+        if (size != 0 || n > limit) {
+            throw new IllegalStateException("adopt into a heap of " + size + ", " + n + " entries");
+        }
+        DelayedTask<?>[] old = entries;
+        entries = array;
+        size = n;
+        for (int i = 0; i < n; i++) {
+            array[i].heapIndex = base + i;
+        }
+        for (int i = (n - 2) >>> 2; n > 1 && i >= 0; i--) {
+            siftDown(i, array[i]);
+        }
+        return old.length > SHRINK_ABOVE ? NONE : old;
+    }
+
+    /**
+     * Makes room for {@code extra} more entries, so that the adds that follow allocate nothing
+     * and cannot fail part-way (an OutOfMemoryError here changes nothing).
+     */
+    void reserve(int extra) {
+        int need = size + extra;
+        if (need > limit || need < 0) {
+            throw new IllegalStateException("the timer holds too many delayed tasks (" + size + ")");
+        }
+        if (need > entries.length) {
+            int grown = Math.max(INITIAL_CAPACITY, entries.length + (entries.length >> 1));
+            entries = Arrays.copyOf(entries, Math.max(need, Math.min(grown, limit)));
+        }
     }
 
     /** Takes out and returns the earliest entry, or null if the heap is empty. */
@@ -64,14 +122,14 @@ final class DelayHeap {
     void remove(DelayedTask<?> t) {
         int i = t.heapIndex;
         if (i >= 0) {
-            removeAt(i);
+            removeAt(i - base);
         }
     }
 
     /**
      * Takes out every entry {@code drop} holds for, restores the order of the rest, then hands
      * each one taken out to {@code dropped} (its {@code heapIndex} already {@code OUT}).
-     * {@code drop} must not change the heap; {@code dropped} may cancel the entry. If
+     * {@code drop} must not change the heap, nor throw; {@code dropped} may cancel the entry. If
      * {@code dropped} throws, the others are still handed over, and the first failure is
      * thrown at the end, the heap whole (no entry taken out keeps an index of a slot).
      */
@@ -88,7 +146,7 @@ final class DelayHeap {
         }
         size = kept;
         for (int i = 0; i < kept; i++) {
-            e[i].heapIndex = i;
+            e[i].heapIndex = base + i;
         }
         for (int i = (kept - 2) >>> 2; kept > 1 && i >= 0; i--) { // Floyd's heap construction
             siftDown(i, e[i]);
@@ -103,14 +161,15 @@ final class DelayHeap {
             try {
                 dropped.accept(t);
             } catch (Throwable x) { // every dropped entry still goes to dropped
-                if (failure == null) {
-                    failure = x;
-                } else if (x != failure) { // the JVM may throw one preallocated error again
-                    failure.addSuppressed(x);
-                }
+                failure = DelayWheel.combineQuietly(failure, x); // the JVM may throw one error again
             }
         }
         shrinkIfEmpty();
+        throwIfAny(failure);
+    }
+
+    /** Throws {@code failure} as it is if unchecked, wrapped if checked; nothing if null. */
+    static void throwIfAny(Throwable failure) {
         if (failure instanceof RuntimeException) {
             throw (RuntimeException) failure;
         } else if (failure instanceof Error) {
@@ -142,7 +201,7 @@ final class DelayHeap {
 
     private void shrinkIfEmpty() {
         if (size == 0 && entries.length > SHRINK_ABOVE) {
-            entries = new DelayedTask<?>[INITIAL_CAPACITY];
+            entries = NONE;
         }
     }
 
@@ -155,11 +214,11 @@ final class DelayHeap {
                 break;
             }
             e[i] = p;
-            p.heapIndex = i;
+            p.heapIndex = base + i;
             i = parent;
         }
         e[i] = t;
-        t.heapIndex = i;
+        t.heapIndex = base + i;
     }
 
     private void siftDown(int i, DelayedTask<?> t) {
@@ -178,10 +237,10 @@ final class DelayHeap {
                 break;
             }
             e[i] = c;
-            c.heapIndex = i;
+            c.heapIndex = base + i;
             i = best;
         }
         e[i] = t;
-        t.heapIndex = i;
+        t.heapIndex = base + i;
     }
 }

@@ -19,7 +19,10 @@ import org.slf4j.LoggerFactory;
  * 4-ary min-heap ordered by deadline, then sequence number (see "The inbox"), and hands each
  * one to the workers when it is due ({@link Scheduler#queueDelayed}). After JDK 25's
  * {@code ForkJoinPool.DelayScheduler}: only the timer thread touches the heap; everyone else
- * talks to it through the inbox.
+ * talks to it through the inbox. "The heap" is a {@link DelayWheel}: a small heap of the
+ * entries due in the next tick, a wheel of buckets for the next few milliseconds and a heap
+ * beyond them, which gives entries out in the exact order one heap would, at the cost of a
+ * small heap's pop for most of them.
  *
  * <h2>The inbox</h2>
  * A {@link TimerInbox}: striped lock-free stacks of the entries and removals offered, linked
@@ -318,7 +321,7 @@ public final class DelayScheduler {
     private volatile boolean failed;
 
     /** The timer thread's own, or whoever's takes over from a dead one under mainLock. */
-    private final DelayHeap heap = new DelayHeap();
+    private final DelayWheel delays = new DelayWheel();
 
     /** A cancel's request to take its entry out of the heap. */
     static final class Removal {
@@ -460,7 +463,7 @@ public final class DelayScheduler {
      */
     private boolean prepareToPark(int rs, boolean busy) {
         long now = System.nanoTime();
-        DelayedTask<?> first = heap.first();
+        DelayedTask<?> first = delays.first();
         boolean soonDue = first != null && first.time - now <= LINGER_NANOS;
         if (soonDue || busy) {
             parkForever = false;
@@ -573,7 +576,7 @@ public final class DelayScheduler {
         /** The timer takes in its inbox: true if the heap then holds an entry. */
         public boolean timerDrains() {
             timer.drain(Scheduler.RUNNING);
-            return !timer.heap.isEmpty();
+            return !timer.delays.isEmpty();
         }
 
         /**
@@ -583,7 +586,7 @@ public final class DelayScheduler {
         public boolean cancelledAndLeftInTheHeap() {
             task.cancel(false);
             timer.drain(Scheduler.RUNNING);
-            return !timer.heap.isEmpty();
+            return !timer.delays.isEmpty();
         }
 
         /** After both: true if the entry is still in the heap once the timer took in its inbox. */
@@ -860,7 +863,7 @@ public final class DelayScheduler {
             if (rs < Scheduler.STOP) {
                 fireDue();
             }
-            if (rs >= Scheduler.SHUTDOWN && heap.isEmpty()) {
+            if (rs >= Scheduler.SHUTDOWN && delays.isEmpty()) {
                 if (tryFinish()) {
                     return;
                 }
@@ -953,6 +956,7 @@ public final class DelayScheduler {
     private boolean drain(int rs) {
         boolean took = false;
         for (Object batch; (batch = inbox.takeAny()) != null; ) {
+            long now = System.nanoTime(); // once a batch: where an empty queue's wheel starts
             took = true;
             for (Object o = batch; o != null; ) {
                 Object next = TimerInbox.unlinkNext(o);
@@ -960,7 +964,7 @@ public final class DelayScheduler {
                     if (o instanceof Removal) {
                         remove(((Removal) o).task);
                     } else {
-                        takeIn((DelayedTask<?>) o, rs);
+                        takeIn((DelayedTask<?>) o, rs, now);
                     }
                 } catch (Throwable e) { // the timer fails (rule 6): the rest of the batch is only here
                     try {
@@ -979,13 +983,18 @@ public final class DelayScheduler {
     /** A {@link Removal}: takes {@code t} out of the heap if it is there. */
     void remove(DelayedTask<?> t) {
         if (t.heapIndex >= 0) {
-            heap.remove(t);
+            delays.remove(t);
             released.increment();
         }
     }
 
     /** A polled entry: into the heap, unless it is done or the policy of {@code rs} drops it. */
     void takeIn(DelayedTask<?> t, int rs) {
+        takeIn(t, rs, System.nanoTime());
+    }
+
+    /** As {@link #takeIn(DelayedTask, int)}, with a recent {@code System.nanoTime()}. */
+    void takeIn(DelayedTask<?> t, int rs, long now) {
         t.setHeapIndexVolatile(DelayedTask.OUT); // before isDone: "A cancel before the timer takes the entry in"
         if (t.isDone()) {
             released.increment();
@@ -994,7 +1003,7 @@ public final class DelayScheduler {
             t.cancel(false);
         } else {
             try {
-                heap.add(t);
+                delays.add(t, now);
             } catch (Throwable e) { // out of memory growing the heap: t is only here
                 released.increment();
                 t.cancel(false);
@@ -1015,11 +1024,11 @@ public final class DelayScheduler {
             cancelHeap();
             return;
         }
-        heap.removeIf(t -> drops(t, rs) || t.isDone(), this::cancelDropped);
+        delays.removeIf(t -> drops(t, rs) || t.isDone(), this::cancelDropped);
     }
 
     private void cancelHeap() {
-        heap.clear(this::cancelDropped);
+        delays.clear(this::cancelDropped);
     }
 
     /** An entry the heap gave up at shutdown: it leaves the timer's hands, cancelled. */
@@ -1047,11 +1056,11 @@ public final class DelayScheduler {
         DelayedTask<?>[] due = this.dueBatch;
         int n = 0; // polled and not yet handed over
         try {
-            for (DelayedTask<?> t; (t = heap.first()) != null; ) {
+            for (DelayedTask<?> t; (t = delays.first()) != null; ) {
                 if (t.time - now > 0L) {
                     return;
                 }
-                heap.pollFirst();
+                delays.pollFirst();
                 if (t.isDone()) {
                     released.increment();
                     continue;
@@ -1182,7 +1191,7 @@ public final class DelayScheduler {
      * timer whose thread never starts.
      */
     DelayedTask<?> pollFirst() {
-        DelayedTask<?> t = heap.pollFirst();
+        DelayedTask<?> t = delays.pollFirst();
         if (t != null) {
             released.increment();
         }

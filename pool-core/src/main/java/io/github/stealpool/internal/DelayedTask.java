@@ -72,7 +72,8 @@ public sealed class DelayedTask<V> extends FutureTask<V> implements RunnableSche
     }
 
     /**
-     * The entry's slot in the timer's heap, or {@link #NOT_TAKEN} while it waits in the inbox,
+     * The entry's place in the timer's queue ({@link DelayWheel}, invariant 4: a slot of one of
+     * its heaps, or a bucket and slot of its wheel), or {@link #NOT_TAKEN} while it waits in the inbox,
      * or {@link #OUT} once the timer has polled it and it is not in the heap (handed to the
      * workers, dropped, or between its poll and its place in the heap). Plain accesses but two:
      * the timer's write of {@code OUT} as it polls the entry, and a cancel's read.

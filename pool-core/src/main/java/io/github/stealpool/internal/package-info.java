@@ -63,8 +63,9 @@
  *   <li><b>Delayed tasks.</b> {@link io.github.stealpool.internal.DelayScheduler} (the timer
  *       thread, started by the first {@code schedule}, fed through a lock-free inbox; the
  *       wake-up protocol and the shutdown rules with their proof);
- *       {@link io.github.stealpool.internal.DelayHeap} (its queue, a 4-ary heap only it
- *       touches); {@link io.github.stealpool.internal.DelayedTask} (a delayed task and its
+ *       {@link io.github.stealpool.internal.DelayWheel} (its queue, only it touches: a wheel
+ *       of ticks for the next few milliseconds between two 4-ary heaps,
+ *       {@link io.github.stealpool.internal.DelayHeap}); {@link io.github.stealpool.internal.DelayedTask} (a delayed task and its
  *       {@code ScheduledFuture}, a {@code FutureTask}; periodic ones a subclass).</li>
  *   <li><b>Timing and statistics.</b> {@link io.github.stealpool.internal.TaskTimer},
  *       {@link io.github.stealpool.internal.TaskSampler} and {@code TimedTask} (timing a sample

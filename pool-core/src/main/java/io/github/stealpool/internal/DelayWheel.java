@@ -1,0 +1,304 @@
+package io.github.stealpool.internal;
+
+import java.util.Arrays;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+
+/**
+ * The delay timer's queue ({@link DelayScheduler}): entries ordered by deadline, then by
+ * sequence number ({@link DelayedTask#before}), kept in three parts so that most pops cost what
+ * a pop from a small heap costs:
+ * <ul>
+ *   <li><b>the front</b>, a {@link DelayHeap} of entries due before {@code frontEnd};</li>
+ *   <li><b>the wheel</b>, {@link #TICKS} buckets of one tick ({@code 2^}{@link #TICK_SHIFT} ns)
+ *       each, for the ticks from {@code frontEnd} on: an entry due in one of them is appended to
+ *       its bucket, unordered;</li>
+ *   <li><b>the far heap</b>, another {@link DelayHeap}, for the entries due beyond the wheel when
+ *       they came (and those of a full bucket).</li>
+ * </ul>
+ * The earliest entry is the earlier of the front's first and the far heap's first. When the
+ * front runs empty and the wheel is not, {@code frontEnd} moves to the end of the next tick that
+ * holds an entry, and that tick's bucket moves into the front. The front then holds one tick's
+ * entries (and those that come due before its end while it waits), not all of them: a pop sifts
+ * through a heap of tens of entries where one heap of all of them would be thousands, and a
+ * pop's cost is the branches among four children on each level. An entry due beyond the wheel
+ * costs what it cost before the wheel: an add to and a pop from one heap.
+ *
+ * <h2>Invariants</h2>
+ * <ol>
+ *   <li>Every entry of the front is due before {@code frontEnd}, every entry of the wheel at or
+ *       after it. So with the front empty the wheel's earliest entry is in its next non-empty
+ *       bucket, and otherwise no wheel entry comes before the front's first: the earlier of the
+ *       front's first and the far heap's first is the earliest of all. The order is exact, ties
+ *       included; the ticks decide only which entries share the front.</li>
+ *   <li>An entry of the wheel sits in the bucket of its tick ({@code time >>> TICK_SHIFT}, modulo
+ *       {@link #TICKS}), and every one is due before {@code frontEnd} plus {@link #TICKS} ticks:
+ *       distinct ticks, distinct buckets.</li>
+ *   <li>{@code frontEnd} is the start of a tick. It moves forward only while the front is empty
+ *       and only past empty buckets ({@link #advance}), and it is reset to the current tick only
+ *       while the front and the wheel are both empty ({@link #add}). Deadlines are compared by
+ *       difference, so {@code nanoTime}'s wrap is harmless.</li>
+ *   <li>{@code heapIndex}, which the timer's protocol reads as "held" when it is {@code >= 0}:
+ *       the front's entries hold their slot, the far heap's {@link #FAR_BASE} plus their slot,
+ *       the wheel's {@link #WHEEL_BASE} plus their bucket and slot; {@code OUT} once out.</li>
+ * </ol>
+ *
+ * <p>Only {@link #add} allocates (growing an array), and it fails, if at all, before it changes
+ * anything. {@link #first}, {@link #pollFirst}, {@link #remove} and {@link #removeIf} allocate
+ * nothing, so they cannot fail for memory: the timer's loop and its cancelling of every entry
+ * as it fails (perhaps out of memory) rely on it.
+ *
+ * <p>Not thread-safe: the timer thread's own, as {@link DelayHeap}.
+ */
+final class DelayWheel {
+
+    /** A tick is 2^13 ns, about 8 us: tens of entries of a dense burst, one of a sparse timer. */
+    static final int TICK_SHIFT = 13;
+    private static final long TICK = 1L << TICK_SHIFT;
+    /** Ticks the wheel covers, about 4 ms in all: a burst's spread, and short delays. */
+    static final int TICKS = 512;
+    private static final long SPAN = (long) TICKS << TICK_SHIFT;
+
+    /** {@code heapIndex} ranges: the front's from 0, the far heap's, the wheel's. */
+    static final int FAR_BASE = 1 << 29;
+    static final int WHEEL_BASE = 1 << 30;
+    /** A wheel entry's {@code heapIndex}: {@code WHEEL_BASE + (bucket << SLOT_BITS) + slot}. */
+    private static final int SLOT_BITS = 21;
+    /** The most entries one bucket holds; more for its tick go to the far heap. */
+    static final int BUCKET_CAPACITY = 1 << SLOT_BITS;
+    private static final int INITIAL_BUCKET_CAPACITY = 8;
+    /** A bucket this large gives its array back once it moves to the front (a burst's memory). */
+    private static final int SHRINK_BUCKET_ABOVE = 256;
+
+    /** As {@link #BUCKET_CAPACITY}, or fewer for a test. */
+    private final int bucketCapacity;
+    private final DelayHeap front = new DelayHeap(0, FAR_BASE);
+    private final DelayHeap far = new DelayHeap(FAR_BASE, WHEEL_BASE - FAR_BASE);
+    private final DelayedTask<?>[][] buckets = new DelayedTask<?>[TICKS][];
+    private final int[] counts = new int[TICKS];
+    /** Entries in the wheel's buckets, all together. */
+    private int wheelSize;
+    /** Every front entry is due before it, every other entry at or after it (invariant 1). */
+    private long frontEnd;
+
+    DelayWheel() {
+        this(BUCKET_CAPACITY);
+    }
+
+    /** For a test: buckets of at most {@code bucketCapacity} entries. */
+    DelayWheel(int bucketCapacity) {
+        if (bucketCapacity < 1 || bucketCapacity > BUCKET_CAPACITY) {
+            throw new IllegalArgumentException("bucketCapacity " + bucketCapacity);
+        }
+        this.bucketCapacity = bucketCapacity;
+    }
+
+    int size() {
+        return front.size() + wheelSize + far.size();
+    }
+
+    boolean isEmpty() {
+        return size() == 0;
+    }
+
+    /** The earliest entry, or null if there is none. */
+    DelayedTask<?> first() {
+        return firstOf(nearFirst(), far.first());
+    }
+
+    /** Takes out and returns the earliest entry, or null if there is none. */
+    DelayedTask<?> pollFirst() {
+        DelayedTask<?> near = nearFirst();
+        DelayedTask<?> t = firstOf(near, far.first());
+        if (t != null) {
+            (t == near ? front : far).pollFirst();
+        }
+        return t;
+    }
+
+    /** The front's first entry, after moving the wheel's next bucket in if the front was empty. */
+    private DelayedTask<?> nearFirst() {
+        if (front.isEmpty() && wheelSize != 0) {
+            advance();
+        }
+        return front.first();
+    }
+
+    private static DelayedTask<?> firstOf(DelayedTask<?> near, DelayedTask<?> far) {
+        return near == null || far != null && far.before(near) ? far : near;
+    }
+
+    /**
+     * Adds {@code t}; {@code now} is a recent {@code System.nanoTime()}, where the wheel starts
+     * if it was empty. An OutOfMemoryError, or an IllegalStateException past a limit, adds nothing.
+     */
+    void add(DelayedTask<?> t, long now) {
+        if (wheelSize == 0 && front.isEmpty()) {
+            // frontEnd may go anywhere (invariant 3): to the current tick, so that entries due
+            // soon land in the wheel, not in the front or the far heap.
+            frontEnd = now & -TICK;
+        }
+        long time = t.time;
+        long fromFront = time - frontEnd;
+        if (fromFront < 0L) {
+            front.add(t);
+        } else if (fromFront >= SPAN || !addToWheel(t, time)) {
+            far.add(t);
+        }
+    }
+
+    /** Takes {@code t} out if it is here (its {@code heapIndex} says so, and where). */
+    void remove(DelayedTask<?> t) {
+        int i = t.heapIndex;
+        if (i < 0) {
+            return;
+        }
+        if (i < FAR_BASE) {
+            front.remove(t);
+        } else if (i < WHEEL_BASE) {
+            far.remove(t);
+        } else {
+            removeFromWheel(t, i - WHEEL_BASE);
+        }
+    }
+
+    /**
+     * As {@link DelayHeap#removeIf}: takes out every entry {@code drop} holds for, hands each to
+     * {@code dropped}, keeps the rest where they are and in order, and throws the first failure
+     * of {@code dropped} once all were handed over. {@code drop} must not throw (the timer's
+     * tests a state and reads a flag). Allocates nothing: it runs as the timer fails, perhaps
+     * out of memory, and must still cancel every entry.
+     */
+    void removeIf(Predicate<? super DelayedTask<?>> drop, Consumer<? super DelayedTask<?>> dropped) {
+        Throwable failure = null;
+        for (int b = 0; b < TICKS; b++) {
+            if (counts[b] != 0) {
+                failure = combineQuietly(failure, removeFromBucketIf(b, drop, dropped));
+            }
+        }
+        try {
+            front.removeIf(drop, dropped);
+        } catch (Throwable x) {
+            failure = combineQuietly(failure, x);
+        }
+        try {
+            far.removeIf(drop, dropped);
+        } catch (Throwable x) {
+            failure = combineQuietly(failure, x);
+        }
+        DelayHeap.throwIfAny(failure);
+    }
+
+    /** {@link #removeIf} for bucket {@code b}: returns the first failure of {@code dropped}, or null. */
+    private Throwable removeFromBucketIf(int b, Predicate<? super DelayedTask<?>> drop,
+                                         Consumer<? super DelayedTask<?>> dropped) {
+        DelayedTask<?>[] e = buckets[b];
+        int n = counts[b];
+        int kept = 0;
+        for (int i = 0; i < n; i++) { // the kept to the front, the dropped to the back
+            DelayedTask<?> t = e[i];
+            if (!drop.test(t)) {
+                e[i] = e[kept];
+                e[kept] = t;
+                t.heapIndex = WHEEL_BASE + (b << SLOT_BITS) + kept++;
+            }
+        }
+        counts[b] = kept;
+        wheelSize -= n - kept;
+        if (kept == 0 && e.length > SHRINK_BUCKET_ABOVE) {
+            buckets[b] = null; // the memory of a burst (e is still ours to clear below)
+        }
+        for (int i = kept; i < n; i++) {
+            e[i].heapIndex = DelayedTask.OUT; // all first: a failure below leaves no stale index
+        }
+        Throwable failure = null;
+        for (int i = kept; i < n; i++) {
+            DelayedTask<?> t = e[i];
+            e[i] = null;
+            try {
+                dropped.accept(t);
+            } catch (Throwable x) { // every dropped entry still goes to dropped
+                failure = combineQuietly(failure, x);
+            }
+        }
+        return failure;
+    }
+
+    /**
+     * {@link Failures#combine}, which allocates for a second failure: if that fails too (out of
+     * memory), the first is kept and the rest of the entries are still handed over.
+     */
+    static Throwable combineQuietly(Throwable first, Throwable second) {
+        try {
+            return Failures.combine(first, second);
+        } catch (Throwable again) {
+            return first != null ? first : second;
+        }
+    }
+
+    /** Takes out every entry and hands each to {@code dropped}, as {@link #removeIf} does. */
+    void clear(Consumer<? super DelayedTask<?>> dropped) {
+        removeIf(t -> true, dropped);
+    }
+
+    private boolean addToWheel(DelayedTask<?> t, long time) {
+        int b = (int) (time >>> TICK_SHIFT) & (TICKS - 1);
+        int n = counts[b];
+        if (n == bucketCapacity) {
+            return false;
+        }
+        DelayedTask<?>[] e = buckets[b];
+        if (e == null) {
+            e = buckets[b] = new DelayedTask<?>[Math.min(INITIAL_BUCKET_CAPACITY, bucketCapacity)];
+        } else if (n == e.length) {
+            e = buckets[b] = Arrays.copyOf(e, Math.min(Math.max(n + 1, n + (n >> 1)), bucketCapacity));
+        }
+        e[n] = t;
+        t.heapIndex = WHEEL_BASE + (b << SLOT_BITS) + n;
+        counts[b] = n + 1;
+        wheelSize++;
+        return true;
+    }
+
+    /** Swaps the bucket's last entry into {@code t}'s slot: a bucket has no order to keep. */
+    private void removeFromWheel(DelayedTask<?> t, int position) {
+        int b = position >>> SLOT_BITS;
+        int slot = position & (BUCKET_CAPACITY - 1);
+        DelayedTask<?>[] e = buckets[b];
+        int last = counts[b] - 1;
+        t.heapIndex = DelayedTask.OUT;
+        DelayedTask<?> moved = e[last];
+        e[last] = null;
+        if (slot != last) {
+            e[slot] = moved;
+            moved.heapIndex = WHEEL_BASE + (b << SLOT_BITS) + slot;
+        }
+        counts[b] = last;
+        wheelSize--;
+        if (last == 0 && e.length > SHRINK_BUCKET_ABOVE) {
+            buckets[b] = null; // the memory of a burst cancelled before it was due
+        }
+    }
+
+    /**
+     * The front is empty and the wheel is not: moves {@code frontEnd} to the end of the next
+     * tick whose bucket holds an entry, and that bucket into the front. The buckets passed over
+     * were empty, so invariants 1 and 2 hold after. The front takes the bucket's array as its
+     * own and gives the bucket its empty one: nothing is allocated, so {@link #first} and
+     * {@link #pollFirst} cannot fail.
+     */
+    private void advance() {
+        int b = (int) (frontEnd >>> TICK_SHIFT) & (TICKS - 1);
+        long tickStart = frontEnd;
+        while (counts[b] == 0) {
+            b = (b + 1) & (TICKS - 1);
+            tickStart += TICK;
+        }
+        int n = counts[b];
+        DelayedTask<?>[] emptied = front.adopt(buckets[b], n);
+        buckets[b] = emptied.length == 0 || emptied.length > SHRINK_BUCKET_ABOVE ? null : emptied;
+        counts[b] = 0;
+        wheelSize -= n;
+        frontEnd = tickStart + TICK;
+    }
+}
