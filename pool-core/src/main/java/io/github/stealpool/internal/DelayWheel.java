@@ -16,13 +16,14 @@ import java.util.function.Predicate;
  *   <li><b>the far heap</b>, another {@link DelayHeap}, for the entries due beyond the wheel when
  *       they came (and those of a full bucket).</li>
  * </ul>
- * The earliest entry is the earlier of the front's first and the far heap's first. When the
- * front runs empty and the wheel is not, {@code frontEnd} moves to the end of the next tick that
- * holds an entry, and that tick's bucket moves into the front. The front then holds one tick's
- * entries (and those that come due before its end while it waits), not all of them: a pop sifts
- * through a heap of tens of entries where one heap of all of them would be thousands, and a
- * pop's cost is the branches among four children on each level. An entry due beyond the wheel
- * costs what it cost before the wheel: an add to and a pop from one heap.
+ * The earliest entry is the earlier of the front's first and the far heap's first. When a poll
+ * finds the front empty and the wheel not, {@code frontEnd} moves to the end of the next tick
+ * that holds an entry, and that tick's bucket moves into the front ({@link #first} only looks
+ * into it). The front then holds one tick's entries (and those that come due before its end
+ * meanwhile), not all of them: a pop sifts through a heap of tens of entries where one heap of
+ * all of them would be thousands, and a pop's cost is the branches among four children on each
+ * level. An entry due beyond the wheel costs what it cost before the wheel: an add to and a pop
+ * from one heap.
  *
  * <h2>Invariants</h2>
  * <ol>
@@ -34,10 +35,12 @@ import java.util.function.Predicate;
  *   <li>An entry of the wheel sits in the bucket of its tick ({@code time >>> TICK_SHIFT}, modulo
  *       {@link #TICKS}), and every one is due before {@code frontEnd} plus {@link #TICKS} ticks:
  *       distinct ticks, distinct buckets.</li>
- *   <li>{@code frontEnd} is the start of a tick. It moves forward only while the front is empty
- *       and only past empty buckets ({@link #advance}), and it is reset to the current tick only
- *       while the front and the wheel are both empty ({@link #add}). Deadlines are compared by
- *       difference, so {@code nanoTime}'s wrap is harmless.</li>
+ *   <li>{@code frontEnd} is the start of a tick. It moves forward only while the front is
+ *       empty: in a poll past empty buckets and the one it moves into the front
+ *       ({@link #advance}), or in an add past empty buckets towards the current tick; and it is
+ *       reset to the current tick while the front and the wheel are both
+ *       empty ({@link #add}). Deadlines are compared by difference, so {@code nanoTime}'s wrap
+ *       is harmless.</li>
  *   <li>{@code heapIndex}, which the timer's protocol reads as "held" when it is {@code >= 0}:
  *       the front's entries hold their slot, the far heap's {@link #FAR_BASE} plus their slot,
  *       the wheel's {@link #WHEEL_BASE} plus their bucket and slot; {@code OUT} once out.</li>
@@ -69,17 +72,27 @@ final class DelayWheel {
     private static final int INITIAL_BUCKET_CAPACITY = 8;
     /** A bucket this large gives its array back once it moves to the front (a burst's memory). */
     private static final int SHRINK_BUCKET_ABOVE = 256;
+    /** A wheel nobody has used: a pool whose delays are all long costs no table. */
+    private static final DelayedTask<?>[][] NO_BUCKETS = new DelayedTask<?>[0][];
+    private static final int[] NO_COUNTS = new int[0];
 
     /** As {@link #BUCKET_CAPACITY}, or fewer for a test. */
     private final int bucketCapacity;
     private final DelayHeap front = new DelayHeap(0, FAR_BASE);
     private final DelayHeap far = new DelayHeap(FAR_BASE, WHEEL_BASE - FAR_BASE);
-    private final DelayedTask<?>[][] buckets = new DelayedTask<?>[TICKS][];
-    private final int[] counts = new int[TICKS];
+    /** The buckets and their counts: empty until the first entry due within the wheel's reach. */
+    private DelayedTask<?>[][] buckets = NO_BUCKETS;
+    private int[] counts = NO_COUNTS;
     /** Entries in the wheel's buckets, all together. */
     private int wheelSize;
-    /** Every front entry is due before it, every other entry at or after it (invariant 1). */
+    /** Every front entry is due before it, every wheel entry at or after it (invariant 1). */
     private long frontEnd;
+    /**
+     * The wheel's earliest entry once {@link #first} or {@link #pollFirst} looked for it, kept while it stays
+     * the earliest; null when not known. Saves a look through the next bucket on every turn
+     * of a timer that waits for it.
+     */
+    private DelayedTask<?> wheelFirst;
 
     DelayWheel() {
         this(BUCKET_CAPACITY);
@@ -101,27 +114,49 @@ final class DelayWheel {
         return size() == 0;
     }
 
-    /** The earliest entry, or null if there is none. */
+    /**
+     * The earliest entry, or null if there is none. With the front empty it looks into the
+     * wheel's next bucket without moving it: only a poll moves {@code frontEnd}, so that it
+     * stays within a tick of the entries being handed over and entries that come meanwhile
+     * land in the wheel, not in the front.
+     */
     DelayedTask<?> first() {
         return firstOf(nearFirst(), far.first());
     }
 
-    /** Takes out and returns the earliest entry, or null if there is none. */
+    /**
+     * Takes out and returns the earliest entry, or null if there is none: the one {@link #first}
+     * gives ({@code time} and {@code seq} together are unique, so the front's heap, once it
+     * holds the bucket, has the same entry first).
+     */
     DelayedTask<?> pollFirst() {
         DelayedTask<?> near = nearFirst();
         DelayedTask<?> t = firstOf(near, far.first());
-        if (t != null) {
-            (t == near ? front : far).pollFirst();
+        if (t == null) {
+            return null;
+        }
+        if (t != near) {
+            far.pollFirst();
+        } else {
+            if (front.isEmpty()) {
+                advance(); // t is the wheel's earliest, in its next bucket
+            }
+            DelayedTask<?> polled = front.pollFirst();
+            assert polled == t : "the front's first is not the earliest";
         }
         return t;
     }
 
-    /** The front's first entry, after moving the wheel's next bucket in if the front was empty. */
+    /** The earliest entry of the front, or of the wheel if the front is empty; null if both are. */
     private DelayedTask<?> nearFirst() {
-        if (front.isEmpty() && wheelSize != 0) {
-            advance();
+        if (!front.isEmpty() || wheelSize == 0) {
+            return front.first();
         }
-        return front.first();
+        DelayedTask<?> w = wheelFirst;
+        if (w == null) {
+            w = wheelFirst = earliestOf(nextBucket());
+        }
+        return w;
     }
 
     private static DelayedTask<?> firstOf(DelayedTask<?> near, DelayedTask<?> far) {
@@ -133,10 +168,8 @@ final class DelayWheel {
      * if it was empty. An OutOfMemoryError, or an IllegalStateException past a limit, adds nothing.
      */
     void add(DelayedTask<?> t, long now) {
-        if (wheelSize == 0 && front.isEmpty()) {
-            // frontEnd may go anywhere (invariant 3): to the current tick, so that entries due
-            // soon land in the wheel, not in the front or the far heap.
-            frontEnd = now & -TICK;
+        if (front.isEmpty()) {
+            catchUp(now & -TICK);
         }
         long time = t.time;
         long fromFront = time - frontEnd;
@@ -171,7 +204,7 @@ final class DelayWheel {
      */
     void removeIf(Predicate<? super DelayedTask<?>> drop, Consumer<? super DelayedTask<?>> dropped) {
         Throwable failure = null;
-        for (int b = 0; b < TICKS; b++) {
+        for (int b = 0; b < counts.length; b++) {
             if (counts[b] != 0) {
                 failure = combineQuietly(failure, removeFromBucketIf(b, drop, dropped));
             }
@@ -205,6 +238,9 @@ final class DelayWheel {
         }
         counts[b] = kept;
         wheelSize -= n - kept;
+        if (kept != n) {
+            wheelFirst = null; // it may be among the dropped
+        }
         if (kept == 0 && e.length > SHRINK_BUCKET_ABOVE) {
             buckets[b] = null; // the memory of a burst (e is still ours to clear below)
         }
@@ -241,7 +277,28 @@ final class DelayWheel {
         removeIf(t -> true, dropped);
     }
 
+    /**
+     * With the front empty, moves {@code frontEnd} towards {@code tick} (the current one): to it
+     * if the wheel is empty too (invariant 3 lets it go anywhere then), else past the empty
+     * buckets before it, so that the wheel reaches as far past now as it can and entries due soon
+     * land in it, not in the far heap. One step a tick of real time: O(1) over time.
+     */
+    private void catchUp(long tick) {
+        if (wheelSize == 0) {
+            frontEnd = tick;
+            return;
+        }
+        while (frontEnd - tick < 0L && counts[(int) (frontEnd >>> TICK_SHIFT) & (TICKS - 1)] == 0) {
+            frontEnd += TICK;
+        }
+    }
+
     private boolean addToWheel(DelayedTask<?> t, long time) {
+        if (counts.length == 0) { // both, or neither: an OutOfMemoryError leaves the wheel unused
+            DelayedTask<?>[][] newBuckets = new DelayedTask<?>[TICKS][];
+            counts = new int[TICKS];
+            buckets = newBuckets;
+        }
         int b = (int) (time >>> TICK_SHIFT) & (TICKS - 1);
         int n = counts[b];
         if (n == bucketCapacity) {
@@ -257,6 +314,9 @@ final class DelayWheel {
         t.heapIndex = WHEEL_BASE + (b << SLOT_BITS) + n;
         counts[b] = n + 1;
         wheelSize++;
+        if (wheelFirst != null && t.before(wheelFirst)) {
+            wheelFirst = t;
+        }
         return true;
     }
 
@@ -275,30 +335,50 @@ final class DelayWheel {
         }
         counts[b] = last;
         wheelSize--;
+        if (t == wheelFirst) {
+            wheelFirst = null;
+        }
         if (last == 0 && e.length > SHRINK_BUCKET_ABOVE) {
             buckets[b] = null; // the memory of a burst cancelled before it was due
         }
+    }
+
+    /** The wheel holds an entry: the bucket of the earliest tick that holds one, from {@code frontEnd} on. */
+    private int nextBucket() {
+        int b = (int) (frontEnd >>> TICK_SHIFT) & (TICKS - 1);
+        while (counts[b] == 0) {
+            b = (b + 1) & (TICKS - 1);
+        }
+        return b;
+    }
+
+    private DelayedTask<?> earliestOf(int b) {
+        DelayedTask<?>[] e = buckets[b];
+        DelayedTask<?> earliest = e[0];
+        for (int i = 1, n = counts[b]; i < n; i++) {
+            if (e[i].before(earliest)) {
+                earliest = e[i];
+            }
+        }
+        return earliest;
     }
 
     /**
      * The front is empty and the wheel is not: moves {@code frontEnd} to the end of the next
      * tick whose bucket holds an entry, and that bucket into the front. The buckets passed over
      * were empty, so invariants 1 and 2 hold after. The front takes the bucket's array as its
-     * own and gives the bucket its empty one: nothing is allocated, so {@link #first} and
-     * {@link #pollFirst} cannot fail.
+     * own and gives the bucket its empty one: nothing is allocated, so {@link #pollFirst}
+     * cannot fail.
      */
     private void advance() {
-        int b = (int) (frontEnd >>> TICK_SHIFT) & (TICKS - 1);
-        long tickStart = frontEnd;
-        while (counts[b] == 0) {
-            b = (b + 1) & (TICKS - 1);
-            tickStart += TICK;
-        }
+        int b = nextBucket();
+        long ticksAhead = (b - ((int) (frontEnd >>> TICK_SHIFT) & (TICKS - 1))) & (TICKS - 1);
         int n = counts[b];
         DelayedTask<?>[] emptied = front.adopt(buckets[b], n);
         buckets[b] = emptied.length == 0 || emptied.length > SHRINK_BUCKET_ABOVE ? null : emptied;
         counts[b] = 0;
         wheelSize -= n;
-        frontEnd = tickStart + TICK;
+        wheelFirst = null;
+        frontEnd += (ticksAhead + 1) << TICK_SHIFT;
     }
 }

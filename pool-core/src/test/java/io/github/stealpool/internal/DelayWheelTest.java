@@ -81,6 +81,7 @@ class DelayWheelTest {
                     wheel.add(t, now);
                     expected.add(t);
                     all.add(t);
+                    assertSame(expected.first(), wheel.first(), "first after an add, round " + round);
                 } else if (op < 7 && !all.isEmpty()) {
                     DelayedTask<?> t = all.get(random.nextInt(all.size()));
                     wheel.remove(t); // held or not: the timer's Removal of a cancelled entry
@@ -140,12 +141,67 @@ class DelayWheelTest {
                 assertNull(wheel.first());
             } else {
                 for (DelayedTask<?> t; (t = expected.pollFirst()) != null; ) {
+                    assertSame(t, wheel.first(), "round " + round);
                     assertSame(t, wheel.pollFirst(), "round " + round);
                 }
                 assertNull(wheel.pollFirst());
             }
             now += 5 * TICK;
         }
+    }
+
+    /**
+     * Where entries land, which is what makes a pop cheap: {@code first} only looks into the
+     * wheel, so an entry due before the one it found still goes into the wheel, not the front;
+     * and a wheel that waited while time passed moves on with it, so an entry due soon after
+     * goes into the wheel, not the far heap.
+     */
+    @Test
+    void firstLeavesTheWheelWhereItIsAndTheWheelKeepsUpWithTheClock() {
+        long now = System.nanoTime() & -TICK;
+        DelayWheel wheel = new DelayWheel();
+        DelayedTask<?> later = entry(now + SPAN / 2);
+        wheel.add(later, now);
+        assertSame(later, wheel.first());
+        DelayedTask<?> sooner = entry(now + SPAN / 4);
+        wheel.add(sooner, now);
+        assertTrue(sooner.heapIndex >= DelayWheel.WHEEL_BASE, "in the wheel, not the front: " + sooner.heapIndex);
+        assertSame(sooner, wheel.first());
+
+        assertSame(sooner, wheel.pollFirst()); // the wheel now begins just past sooner's tick
+        long muchLater = now + SPAN / 2 - TICK; // later still waits, a tick away
+        DelayedTask<?> next = entry(muchLater + SPAN * 7 / 8); // beyond where the wheel began
+        wheel.add(next, muchLater);
+        assertTrue(next.heapIndex >= DelayWheel.WHEEL_BASE, "in the wheel, not the far heap: " + next.heapIndex);
+        assertSame(later, wheel.pollFirst());
+        assertSame(next, wheel.pollFirst());
+        assertNull(wheel.pollFirst());
+
+        // Catching up stops at a bucket that holds an entry, even one overdue.
+        long t0 = muchLater + SPAN;
+        DelayedTask<?> overdue = entry(t0 + 2 * TICK);
+        wheel.add(overdue, t0);
+        DelayedTask<?> between = entry(t0 + 5 * TICK);
+        wheel.add(between, t0 + 10 * TICK);
+        assertSame(overdue, wheel.pollFirst());
+        assertSame(between, wheel.pollFirst());
+        assertTrue(wheel.isEmpty());
+
+        // The earliest the wheel knows of, taken out by the shutdown's filtering or a cancel.
+        long t1 = t0 + SPAN;
+        DelayedTask<?> a = entry(t1 + 2 * TICK);
+        DelayedTask<?> b = entry(t1 + 3 * TICK);
+        DelayedTask<?> c = entry(t1 + 4 * TICK);
+        for (DelayedTask<?> t : List.of(a, b, c)) {
+            wheel.add(t, t1);
+        }
+        assertSame(a, wheel.first());
+        wheel.removeIf(t -> t == a, t -> { });
+        assertSame(b, wheel.first(), "filtered out, no longer the first");
+        wheel.remove(b);
+        assertSame(c, wheel.first(), "removed, no longer the first");
+        assertSame(c, wheel.pollFirst());
+        assertTrue(wheel.isEmpty());
     }
 
     /**
@@ -173,6 +229,7 @@ class DelayWheelTest {
                     expected.add(t);
                 }
             }
+            assertSame(expected.isEmpty() ? null : expected.first(), wheel.first()); // known before filtering
             Set<DelayedTask<?>> handed = new HashSet<>();
             boolean failing = round % 4 == 1; // a cancel that throws: the others still come
             RuntimeException thrown = null;
@@ -189,6 +246,13 @@ class DelayWheelTest {
             }
             boolean anyFailed = failing && handed.stream().anyMatch(t -> t.seq % 2 == 0);
             assertEquals(anyFailed, thrown != null, "the first failure thrown at the end");
+            TreeSet<DelayedTask<?>> left = new TreeSet<>(ORDER);
+            for (DelayedTask<?> t : all) {
+                if (t.seq % 3 != 0 && expected.contains(t)) {
+                    left.add(t);
+                }
+            }
+            assertSame(left.isEmpty() ? null : left.first(), wheel.first(), "not a dropped entry");
             for (DelayedTask<?> t : all) {
                 if (t.seq % 3 == 0) {
                     assertTrue(handed.remove(t), "dropped: handed over");

@@ -16,10 +16,11 @@ import java.util.concurrent.TimeUnit;
  * unmeasured), from {@link ThreadMXBean}, and the wall time per burst, five times. JMH measures
  * the burst's throughput, which on two cores sits at the scheduling thread's floor; this tells
  * what the timer's thread spends, which bounds the rate on a machine where it has a core of its
- * own.
+ * own. With {@code PERIOD_US}, a periodic no-op at that rate runs alongside, as a service's
+ * housekeeping would: an entry a few milliseconds out while the bursts come.
  *
  * <pre>
- * java -cp pool-lab/target/lab.jar io.github.stealpool.bench.TimerBurstCpuProbe [BURSTS] [SPREAD_US]
+ * java -cp pool-lab/target/lab.jar io.github.stealpool.bench.TimerBurstCpuProbe [BURSTS] [SPREAD_US] [PERIOD_US]
  * </pre>
  * docs/lab/delay-timer.md ("A wheel in front of the heap") has what it measured.
  */
@@ -33,11 +34,16 @@ public final class TimerBurstCpuProbe {
     public static void main(String[] args) throws InterruptedException {
         int bursts = args.length > 0 ? Integer.parseInt(args[0]) : 300;
         int spreadMicros = args.length > 1 ? Integer.parseInt(args[1]) : 1_000;
-        if (bursts < 2 || spreadMicros < 1) {
-            throw new IllegalArgumentException("usage: TimerBurstCpuProbe [BURSTS >= 2] [SPREAD_US >= 1]");
+        long periodMicros = args.length > 2 ? Long.parseLong(args[2]) : 0L;
+        if (bursts < 2 || spreadMicros < 1 || periodMicros < 0L) {
+            throw new IllegalArgumentException(
+                    "usage: TimerBurstCpuProbe [BURSTS >= 2] [SPREAD_US >= 1] [PERIOD_US >= 0, 0: none]");
         }
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(2).build()) {
+            if (periodMicros > 0L) {
+                pool.scheduleAtFixedRate(() -> { }, periodMicros, periodMicros, TimeUnit.MICROSECONDS);
+            }
             for (int round = 0; round < 6; round++) {
                 long timer = -1L;
                 long cpuStart = 0L;
