@@ -463,7 +463,7 @@ public final class DelayScheduler {
      */
     private boolean prepareToPark(int rs, boolean busy) {
         long now = System.nanoTime();
-        DelayedTask<?> first = delays.first();
+        DelayedTask<?> first = delays.first(now);
         boolean soonDue = first != null && first.time - now <= LINGER_NANOS;
         if (soonDue || busy) {
             parkForever = false;
@@ -1056,7 +1056,7 @@ public final class DelayScheduler {
         DelayedTask<?>[] due = this.dueBatch;
         int n = 0; // polled and not yet handed over
         try {
-            for (DelayedTask<?> t; (t = delays.first()) != null; ) {
+            for (DelayedTask<?> t; (t = delays.first(now)) != null; ) {
                 if (t.time - now > 0L) {
                     return;
                 }

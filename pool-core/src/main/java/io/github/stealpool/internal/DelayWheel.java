@@ -18,8 +18,9 @@ import java.util.function.Predicate;
  * </ul>
  * The earliest entry is the earlier of the front's first and the far heap's first. When a poll
  * finds the front empty and the wheel not, {@code frontEnd} moves to the end of the next tick
- * that holds an entry, and that tick's bucket moves into the front ({@link #first} only looks
- * into it). The front then holds one tick's entries (and those that come due before its end
+ * that holds an entry, and that tick's bucket moves into the front; so does {@link #first(long)}
+ * once that tick has begun, and before it only looks into the bucket, so that {@code frontEnd}
+ * never runs ahead of the clock by more than a tick. The front then holds one tick's entries (and those that come due before its end
  * meanwhile), not all of them: a pop sifts through a heap of tens of entries where one heap of
  * all of them would be thousands, and a pop's cost is the branches among four children on each
  * level. An entry due beyond the wheel costs what it cost before the wheel: an add to and a pop
@@ -36,10 +37,10 @@ import java.util.function.Predicate;
  *       {@link #TICKS}), and every one is due before {@code frontEnd} plus {@link #TICKS} ticks:
  *       distinct ticks, distinct buckets.</li>
  *   <li>{@code frontEnd} is the start of a tick. It moves forward only while the front is
- *       empty: in a poll past empty buckets and the one it moves into the front
- *       ({@link #advance}), or in an add past empty buckets towards the current tick; and it is
- *       reset to the current tick while the front and the wheel are both
- *       empty ({@link #add}). Deadlines are compared by difference, so {@code nanoTime}'s wrap
+ *       empty: past empty buckets and the one it moves into the front ({@link #advance}, in a
+ *       poll or a {@link #first(long)}), or in an add past empty buckets towards the current
+ *       tick; and it is reset to the current tick while the front and the wheel are both empty
+ *       ({@link #add}). Deadlines are compared by difference, so {@code nanoTime}'s wrap
  *       is harmless.</li>
  *   <li>{@code heapIndex}, which the timer's protocol reads as "held" when it is {@code >= 0}:
  *       the front's entries hold their slot, the far heap's {@link #FAR_BASE} plus their slot,
@@ -116,12 +117,25 @@ final class DelayWheel {
 
     /**
      * The earliest entry, or null if there is none. With the front empty it looks into the
-     * wheel's next bucket without moving it: only a poll moves {@code frontEnd}, so that it
-     * stays within a tick of the entries being handed over and entries that come meanwhile
-     * land in the wheel, not in the front.
+     * wheel's next bucket without moving it, so that entries that come meanwhile land in the
+     * wheel, not in the front.
      */
     DelayedTask<?> first() {
         return firstOf(nearFirst(), far.first());
+    }
+
+    /**
+     * As {@link #first}, but with the front empty and the wheel's next tick begun by
+     * {@code now}, moves that tick's bucket into the front first, as the poll that follows
+     * would: entries due now are polled one after another, and the front is where a poll is
+     * cheap. A tick still ahead is only looked into, so {@code frontEnd} passes now by at most
+     * the rest of now's tick.
+     */
+    DelayedTask<?> first(long now) {
+        if (front.isEmpty() && wheelSize != 0 && tickStartOf(nextBucket()) - now <= 0L) {
+            advance();
+        }
+        return first();
     }
 
     /**
@@ -352,6 +366,12 @@ final class DelayWheel {
         return b;
     }
 
+    /** The start of bucket {@code b}'s tick: {@code frontEnd}'s tick or one of the next ones. */
+    private long tickStartOf(int b) {
+        long ticksAhead = (b - ((int) (frontEnd >>> TICK_SHIFT) & (TICKS - 1))) & (TICKS - 1);
+        return frontEnd + (ticksAhead << TICK_SHIFT);
+    }
+
     private DelayedTask<?> earliestOf(int b) {
         DelayedTask<?>[] e = buckets[b];
         DelayedTask<?> earliest = e[0];
@@ -372,13 +392,13 @@ final class DelayWheel {
      */
     private void advance() {
         int b = nextBucket();
-        long ticksAhead = (b - ((int) (frontEnd >>> TICK_SHIFT) & (TICKS - 1))) & (TICKS - 1);
+        long tickEnd = tickStartOf(b) + TICK;
         int n = counts[b];
         DelayedTask<?>[] emptied = front.adopt(buckets[b], n);
         buckets[b] = emptied.length == 0 || emptied.length > SHRINK_BUCKET_ABOVE ? null : emptied;
         counts[b] = 0;
         wheelSize -= n;
         wheelFirst = null;
-        frontEnd += (ticksAhead + 1) << TICK_SHIFT;
+        frontEnd = tickEnd;
     }
 }
