@@ -151,21 +151,44 @@ final class DelayHeap {
         for (int i = (kept - 2) >>> 2; kept > 1 && i >= 0; i--) { // Floyd's heap construction
             siftDown(i, e[i]);
         }
-        for (int i = kept; i < n; i++) {
-            e[i].heapIndex = DelayedTask.OUT; // all first: a failure below leaves no stale index
+        Throwable failure = handOver(e, kept, n, dropped);
+        shrinkIfEmpty();
+        throwIfAny(failure);
+    }
+
+    /**
+     * Hands {@code e[from]}, ..., {@code e[to - 1]}, entries taken out, to {@code dropped}: all
+     * marked {@code OUT} first (a failure below leaves no stale index), then each slot cleared
+     * and its entry handed over, even after one threw. Returns the first failure, with later
+     * ones suppressed where memory allows, or null.
+     */
+    static Throwable handOver(DelayedTask<?>[] e, int from, int to, Consumer<? super DelayedTask<?>> dropped) {
+        for (int i = from; i < to; i++) {
+            e[i].heapIndex = DelayedTask.OUT;
         }
         Throwable failure = null;
-        for (int i = kept; i < n; i++) {
+        for (int i = from; i < to; i++) {
             DelayedTask<?> t = e[i];
             e[i] = null;
             try {
                 dropped.accept(t);
             } catch (Throwable x) { // every dropped entry still goes to dropped
-                failure = DelayWheel.combineQuietly(failure, x); // the JVM may throw one error again
+                failure = combineQuietly(failure, x);
             }
         }
-        shrinkIfEmpty();
-        throwIfAny(failure);
+        return failure;
+    }
+
+    /**
+     * {@link Failures#combine}, which allocates for a second failure: if that fails too (out of
+     * memory), the first is kept, so that the caller goes on handing entries over.
+     */
+    static Throwable combineQuietly(Throwable first, Throwable second) {
+        try {
+            return Failures.combine(first, second);
+        } catch (Throwable again) {
+            return first != null ? first : second;
+        }
     }
 
     /** Throws {@code failure} as it is if unchecked, wrapped if checked; nothing if null. */

@@ -220,18 +220,18 @@ final class DelayWheel {
         Throwable failure = null;
         for (int b = 0; b < counts.length; b++) {
             if (counts[b] != 0) {
-                failure = combineQuietly(failure, removeFromBucketIf(b, drop, dropped));
+                failure = DelayHeap.combineQuietly(failure, removeFromBucketIf(b, drop, dropped));
             }
         }
         try {
             front.removeIf(drop, dropped);
         } catch (Throwable x) {
-            failure = combineQuietly(failure, x);
+            failure = DelayHeap.combineQuietly(failure, x);
         }
         try {
             far.removeIf(drop, dropped);
         } catch (Throwable x) {
-            failure = combineQuietly(failure, x);
+            failure = DelayHeap.combineQuietly(failure, x);
         }
         DelayHeap.throwIfAny(failure);
     }
@@ -258,32 +258,7 @@ final class DelayWheel {
         if (kept == 0 && e.length > SHRINK_BUCKET_ABOVE) {
             buckets[b] = null; // the memory of a burst (e is still ours to clear below)
         }
-        for (int i = kept; i < n; i++) {
-            e[i].heapIndex = DelayedTask.OUT; // all first: a failure below leaves no stale index
-        }
-        Throwable failure = null;
-        for (int i = kept; i < n; i++) {
-            DelayedTask<?> t = e[i];
-            e[i] = null;
-            try {
-                dropped.accept(t);
-            } catch (Throwable x) { // every dropped entry still goes to dropped
-                failure = combineQuietly(failure, x);
-            }
-        }
-        return failure;
-    }
-
-    /**
-     * {@link Failures#combine}, which allocates for a second failure: if that fails too (out of
-     * memory), the first is kept and the rest of the entries are still handed over.
-     */
-    static Throwable combineQuietly(Throwable first, Throwable second) {
-        try {
-            return Failures.combine(first, second);
-        } catch (Throwable again) {
-            return first != null ? first : second;
-        }
+        return DelayHeap.handOver(e, kept, n, dropped);
     }
 
     /** Takes out every entry and hands each to {@code dropped}, as {@link #removeIf} does. */
