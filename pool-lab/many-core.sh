@@ -16,7 +16,9 @@
 # An A/B of a lab switch (a system property read once at startup) runs the rows twice:
 #   LABEL=a bash pool-lab/many-core.sh $OUT/a; LABEL=b JVM_ARGS=-Dstealpool.lab.x=y ...
 # Each step runs only while the time budget (BUDGET_S, default 420 s) lasts, most decisive
-# first; a run cut short keeps what it measured.
+# first; a run cut short keeps what it measured. STEPS picks steps by name (default: all of
+# ramp forkjoin submit jdk25 schedule), so that one side of an A/B can rerun only the rows the
+# switch touches: STEPS=forkjoin LABEL=always JVM_ARGS=... bash pool-lab/many-core.sh $OUT/ab
 set -uo pipefail
 out=${1:?usage: many-core.sh OUTPUT_FOLDER}
 mkdir -p "$out"
@@ -26,6 +28,7 @@ J25=${JAVA25:-}
 label=${LABEL:-main}
 jvm_args=${JVM_ARGS:-}
 budget=${BUDGET_S:-420}
+steps=" ${STEPS:-ramp forkjoin submit jdk25 schedule} "
 start=$SECONDS
 log=$out/log.txt
 csv=$out/jmh.csv
@@ -41,6 +44,7 @@ csv=$out/jmh.csv
 cat "$out/env.txt"
 
 left() { echo $((budget - (SECONDS - start))); }
+want() { [[ $steps == *" $1 "* ]]; }
 
 # jmh JDK_LABEL JAVA ARGS...: one JMH run (1 fork, 2 x 0.5 s warm-up, ITER x 0.5 s measured),
 # its CSV rows appended with the label and the JDK.
@@ -67,22 +71,29 @@ ramp() {
 }
 
 # 1. The ramp: how fast a fork tree reaches the workers, back to back and after 2 ms idle.
-ramp stealpool,forkjoin 8,16,32 0
-ramp stealpool,forkjoin 16 2000
+if want ramp; then
+    ramp stealpool,forkjoin 8,16,32 0
+    ramp stealpool,forkjoin 16 2000
+fi
 
 # 2. The fork/join rows: fib(25) invoked from outside at 8 / 16 / 32 workers, fib(30) without
 #    and with cutoff, merge sort.
-jmh 17 $J17 ParallelismFibBenchmark -p parallelism=8,16,32 -p pool=stealpool,forkjoin
-jmh 17 $J17 'ForkJoinBenchmark.(mergeSort1M|fib30|fib30Cutoff)$' -p pool=stealpool,forkjoin
+#    Fan-out from inside tasks belongs here too: a fork path's change shows in it.
+if want forkjoin; then
+    jmh 17 $J17 ParallelismFibBenchmark -p parallelism=8,16,32 -p pool=stealpool,forkjoin
+    jmh 17 $J17 'ForkJoinBenchmark.(mergeSort1M|fib30|fib30Cutoff)$' -p pool=stealpool,forkjoin
+    jmh 17 $J17 FanOutBenchmark -p parallelism=16 -p pool=stealpool,forkjoin
+fi
 
 # 3. Outside producers: 1, 4 and 16, tiny tasks and the latch-free variant that tells the
-#    benchmark's latch from the pool; then the wake-up latency, and fan-out from inside tasks.
-jmh 17 $J17 SubmitBenchmark -p producers=1,4,16 -p work=tiny,tiny-adder -p pool=stealpool,forkjoin
-jmh 17 $J17 WakeupLatencyBenchmark -p pool=stealpool,forkjoin
-jmh 17 $J17 FanOutBenchmark -p parallelism=16 -p pool=stealpool,forkjoin
+#    benchmark's latch from the pool; then the wake-up latency.
+if want submit; then
+    jmh 17 $J17 SubmitBenchmark -p producers=1,4,16 -p work=tiny,tiny-adder -p pool=stealpool,forkjoin
+    jmh 17 $J17 WakeupLatencyBenchmark -p pool=stealpool,forkjoin
+fi
 
 # 4. JDK 25: the same rows, fewer cells.
-if [[ -n $J25 ]]; then
+if [[ -n $J25 ]] && want jdk25; then
     jmh 25 "$J25" ParallelismFibBenchmark -p parallelism=16,32 -p pool=stealpool,forkjoin
     jmh 25 "$J25" 'ForkJoinBenchmark.(mergeSort1M|fib30)$' -p pool=stealpool,forkjoin
     jmh 25 "$J25" SubmitBenchmark -p producers=1,16 -p work=tiny -p pool=stealpool,forkjoin
@@ -90,11 +101,13 @@ if [[ -n $J25 ]]; then
 fi
 # 5. Delayed tasks (issue 37), where the timer thread has a core of its own (lateness: the early
 #    wake's spin there): last, budget allowing.
-jmh 17 $J17 'ScheduleBenchmark.(scheduleBurst|scheduleCancel|lateness)$' -p pool=stealpool,stpe
-#    Schedule + cancel from 16 threads: STPE's one lock contended, where 2 cores never contend
-#    it (docs/lab/delay-timer.md, "What is open").
-jmh 17 $J17 'ScheduleBenchmark.scheduleCancel$' -t 16 -p pool=stealpool,stpe
-if [[ -n $J25 ]]; then
-    jmh 25 "$J25" 'ScheduleBenchmark.(scheduleBurst|scheduleCancel|lateness)$' -p pool=stealpool,stpe,forkjoin
+if want schedule; then
+    jmh 17 $J17 'ScheduleBenchmark.(scheduleBurst|scheduleCancel|lateness)$' -p pool=stealpool,stpe
+    #    Schedule + cancel from 16 threads: STPE's one lock contended, where 2 cores never
+    #    contend it (docs/lab/delay-timer.md, "What is open").
+    jmh 17 $J17 'ScheduleBenchmark.scheduleCancel$' -t 16 -p pool=stealpool,stpe
+    if [[ -n $J25 ]]; then
+        jmh 25 "$J25" 'ScheduleBenchmark.(scheduleBurst|scheduleCancel|lateness)$' -p pool=stealpool,stpe,forkjoin
+    fi
 fi
 echo "done in $((SECONDS - start)) s" | tee -a "$log"
