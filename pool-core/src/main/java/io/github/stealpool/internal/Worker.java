@@ -216,17 +216,9 @@ public final class Worker implements Runnable {
         forkPiece(task);
     }
 
-    /**
-     * Lab switch {@code stealpool.lab.forkFence=always} (docs/lab/README.md, "Lab switches"): a
-     * full fence after every fork, as before the fence was narrowed, for the many-core A/B of
-     * the narrowing. Read once; a constant the compiler folds. Not for users; removed once decided.
-     */
-    private static final boolean FENCE_EVERY_FORK =
-            "always".equals(System.getProperty("stealpool.lab.forkFence"));
-
     private void forkPiece(Runnable job) {
         boolean alone = deque.push(job);
-        if (alone || blockingDepth != 0 || FENCE_EVERY_FORK) {
+        if (alone || blockingDepth != 0) {
             // The push (a release store) before the reads below (Dekker). Inside a blocking
             // call every fork is fenced: the caller may wait on it without taking tasks.
             VarHandle.fullFence();
