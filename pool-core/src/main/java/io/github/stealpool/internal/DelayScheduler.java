@@ -34,10 +34,10 @@ import org.slf4j.LoggerFactory;
  * periodic entry goes back where it was scheduled; a removal's: its thread's), which publishes
  * the node; the timer thread takes a stripe's whole stack at once, and is the only consumer
  * but for one case below ("Late arrivals", under {@code mainLock} once the timer has
- * finished). No global lock and no shared
- * line on the way in: submitters on different stripes write nothing in common but the
- * {@link LongAdder} counters' cells; nothing is allocated but the entry (a removal is one small
- * object); and no one waits for another's progress. The order in which the timer takes nodes
+ * finished). No global lock and no shared line on the way in: submitters on different
+ * stripes write nothing in common but the {@link LongAdder} counters' cells; nothing is
+ * allocated but the entry (a removal is one small object); and no one waits for another's
+ * progress (but under a storm: "A storm of offers"). The order in which the timer takes nodes
  * does not matter: the heap orders by deadline, then by sequence number (increasing for any one
  * thread, so one thread's entries due at the same moment go in the order it scheduled them;
  * between threads a tie goes by stripe counters, not by time of submission, as a global counter
@@ -67,7 +67,13 @@ import org.slf4j.LoggerFactory;
  * and drops it. Otherwise the timer's write came first, and the removal is offered after the
  * timer polled the entry, so the timer polls the removal after it placed the entry (or dropped
  * it): it finds the entry in the heap and takes it out, or finds it not there ({@code
- * heapIndex < 0}). A periodic entry given back by its runner is set to {@code NOT_TAKEN}
+ * heapIndex < 0}). The timer first reads the state alone, and drops an entry already done
+ * without writing {@code OUT}: the cancel that made it done reads {@code heapIndex} after its
+ * CAS and finds {@code NOT_TAKEN}, since the timer wrote no {@code OUT} this time, and offers no
+ * removal (for a periodic entry it may read the {@code OUT} of the hand-over before the
+ * runner's {@code NOT_TAKEN}, and offer a spare removal, which finds the entry not in the
+ * heap): either way the timer drops the entry, and the cancel leaves it to the timer. A periodic entry given back
+ * by its runner is set to {@code NOT_TAKEN}
  * before the offer, and the offer's publication orders that write before the timer's next
  * {@code OUT}, so a cancel cannot read a stale {@code NOT_TAKEN} after the timer polled the
  * entry again. An entry not yet taken in is taken in soon without a wake-up (its offer woke a
@@ -112,6 +118,44 @@ import org.slf4j.LoggerFactory;
  * the batch, which {@link #fireDue}'s {@code finally} hands over whatever fails: a timer that
  * fails mid-batch strands nothing (rule 6).
  *
+ * <h2>A storm of offers</h2>
+ * One timer thread takes in what every thread offers, so threads that offer faster than it
+ * takes in (many threads scheduling and cancelling: per-request timeouts that complete in time)
+ * would grow the inbox without bound, every entry there held until the timer reaches it, until
+ * collection pauses outgrow the work. Three rules keep a storm from doing harm:
+ * <ul>
+ *   <li><b>Flow control.</b> A {@code schedule} (not a periodic re-arm: those are as many as
+ *       the periodic tasks) that finds, after its offer, more than {@link #BACKLOG_LIMIT}
+ *       entries in its stripe since the timer last took it ({@link TimerInbox#backlog}) waits
+ *       until the timer has taken the stripe: it wakes the timer and parks
+ *       {@link #BACKLOG_PARK_NANOS} at a time, looking again after each park. It stops waiting
+ *       once the backlog is down to half the limit, or the timer failed (it then drains and
+ *       cancels what is left, rule 6) or let go (it took the entry in first, or "Late
+ *       arrivals" settled it), or
+ *       the caller is interrupted (its interrupt status kept). The entry was accepted before
+ *       the wait, so a wait changes nothing that the entry's future says, only when the call
+ *       returns, as {@code ScheduledThreadPoolExecutor}'s lock makes a storm wait for its
+ *       queue. The backlog never counts an entry the timer took ({@link TimerInbox}'s
+ *       invariants), so a waiter whose stripe was taken gets out at its next look, unless the
+ *       storm has refilled the stripe by then. The bound it gives, for the schedules that
+ *       wait: per stripe, the limit plus the offers in flight, and at worst about twice that
+ *       (offers the timer's count missed, between its take and its read, are held back by the
+ *       old count); an interrupted caller's schedules, periodic re-arms and {@link Removal}s
+ *       add to it unchecked (the last two are at most one per entry held). At 64 stripes that
+ *       is one to two million entries, against no bound before. The timer never waits (its own {@code schedule} would
+ *       wait for itself), and it holds no lock the waiters need; a waiting worker publishes
+ *       its forks first, as before any wait that takes no task. For {@code submitWithTimeout},
+ *       the wait comes after the time limit's entry is offered, so the limit runs during it.</li>
+ *   <li><b>One take per stripe a turn.</b> {@link #drain} takes each stripe once, then the
+ *       turn goes on to the due entries: a drain that went on until the inbox was empty would
+ *       never end under a storm, and no due entry would be handed over meanwhile. Anything
+ *       left in the inbox sends the loop round at once ({@link #prepareToPark}).</li>
+ *   <li><b>A cancelled entry costs one look.</b> An entry cancelled in the inbox is dropped on
+ *       the timer's first read of its state, before the write of {@code OUT}: the timer writes
+ *       nothing to it but the unlinking ("A cancel before the timer takes the entry in" has
+ *       why that is safe).</li>
+ * </ul>
+ *
  * <h2>No lost wake-up</h2>
  * The timer publishes how it sleeps in {@link #parkState}, then checks the inbox and the run
  * state again, and parks only if both are unchanged. Two ways to sleep:
@@ -127,8 +171,9 @@ import org.slf4j.LoggerFactory;
  *       removal.</li>
  * </ul>
  * So a stream of offers wakes the timer once, then it takes them in batches, at least every
- * {@code LINGER_NANOS}, with no unpark from the stream unless an entry is due sooner; an idle
- * timer costs one lingering turn after its last offer, then sleeps deep. A submitter offers
+ * {@code LINGER_NANOS}, with no unpark from the stream unless an entry is due sooner (or a
+ * submitter waits for the timer: "A storm of offers"); an idle timer costs one lingering turn
+ * after its last offer, then sleeps deep. A submitter offers
  * its entry (a CAS), then reads {@code parkState}, and unparks the timer if the rule above says
  * so, after a CAS of {@code parkState} to AWAKE (so one submitter in a burst unparks it, not
  * all). All of these accesses are volatile (sequentially consistent), so either the timer's
@@ -251,6 +296,15 @@ public final class DelayScheduler {
      * against the gap between two offers of a stream.
      */
     static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /**
+     * Entries a stripe of the inbox may hold, not yet taken in, before a {@code schedule} that
+     * finds more waits for the timer ("A storm of offers"): far above what one thread's burst
+     * leaves there while the timer keeps up, and a few megabytes a stripe at most.
+     */
+    static final long BACKLOG_LIMIT = 1 << 14;
+    /** How long a {@code schedule} waiting for the timer parks between two looks. */
+    static final long BACKLOG_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
     /**
      * The most a park ends ahead of a due entry, and so the longest spin ("Waking ahead of a
@@ -421,6 +475,26 @@ public final class DelayScheduler {
             throw pool.rejected(t);
         }
         handOver(t);
+        if (inbox.backlog(t) > BACKLOG_LIMIT) {
+            awaitTimer(t);
+        }
+    }
+
+    /**
+     * The flow control of "A storm of offers": {@code t} is offered; waits until the timer has
+     * taken its stripe down to half the limit, or can take nothing more (it failed or let go),
+     * or the caller is interrupted (its status kept). The timer itself never waits.
+     */
+    private void awaitTimer(DelayedTask<?> t) {
+        Thread me = Thread.currentThread();
+        if (me == thread) {
+            return;
+        }
+        Worker.publishForksOfCurrent(); // a worker waits here running no task (Worker.publishForks)
+        while (inbox.backlog(t) > BACKLOG_LIMIT / 2 && !failed && !finished && !me.isInterrupted()) {
+            wakeUp(); // a lingering timer drains now, not at the end of its linger
+            LockSupport.parkNanos(this, BACKLOG_PARK_NANOS);
+        }
     }
 
     /** A periodic task's runner gives it back with its next deadline. */
@@ -638,10 +712,13 @@ public final class DelayScheduler {
             return n;
         }
 
-        /** After everything was taken: true if each entry was taken exactly once, and unlinked. */
+        /**
+         * After everything was taken: true if each entry was taken exactly once, and unlinked,
+         * and the stripe's backlog reads 0 ("A storm of offers": no entry taken still counted).
+         */
         public boolean eachTakenOnce() {
             return firstTaken == 1 && secondTaken == 1 && first.inboxNext == null && second.inboxNext == null
-                    && timer.inbox.isEmpty() && timer.inbox.offered() == 2;
+                    && timer.inbox.isEmpty() && timer.inbox.offered() == 2 && timer.inbox.backlog(first) == 0;
         }
     }
 
@@ -950,12 +1027,18 @@ public final class DelayScheduler {
     }
 
     /**
-     * Takes in everything offered so far, applying the policy of run state {@code rs}; true if
-     * there was anything.
+     * Takes in what each stripe of the inbox holds, one take each, applying the policy of run
+     * state {@code rs}; true if there was anything.
      */
     private boolean drain(int rs) {
         boolean took = false;
-        for (Object batch; (batch = inbox.takeAny()) != null; ) {
+        // One take per stripe, then back to the loop: a storm of offers never keeps the timer
+        // from its due entries ("A storm of offers").
+        for (int i = 0, n = inbox.stripes(); i < n; i++) {
+            Object batch = inbox.take(i);
+            if (batch == null) {
+                continue;
+            }
             long now = System.nanoTime(); // once a batch: where an empty queue's wheel starts
             took = true;
             for (Object o = batch; o != null; ) {
@@ -976,6 +1059,7 @@ public final class DelayScheduler {
                 }
                 o = next;
             }
+            pool.probe.timerTookIn();
         }
         return took;
     }
@@ -995,6 +1079,10 @@ public final class DelayScheduler {
 
     /** As {@link #takeIn(DelayedTask, int)}, with a recent {@code System.nanoTime()}. */
     void takeIn(DelayedTask<?> t, int rs, long now) {
+        if (t.isDone()) { // cancelled in the inbox: dropped, and no OUT for the cancel to read
+            released.increment();
+            return;
+        }
         t.setHeapIndexVolatile(DelayedTask.OUT); // before isDone: "A cancel before the timer takes the entry in"
         if (t.isDone()) {
             released.increment();

@@ -5,9 +5,10 @@ package io.github.stealpool.internal;
  * worker on its way out meet, so that a test can hold either thread there and force the
  * interleaving that once lost tasks (a worker's exit overlapping {@code shutdownNow}'s sweep).
  * The pool's own probe does nothing; only tests in this package install another, before
- * {@link Scheduler#start()}. No point is on a task's path but the timer's hand-over, once per
- * batch. The timer thread's three points let a test fail it ({@code DelayScheduler}, rule 6),
- * also mid-batch, or hold it as it lets go of the pool.
+ * {@link Scheduler#start()}. No point is on a task's path but the timer's: once per batch it
+ * hands over, and once per stripe of the inbox it takes in. The timer thread's points let a
+ * test fail it ({@code DelayScheduler}, rule 6), also mid-batch, hold it as it lets go of the
+ * pool, or keep its inbox from ever being empty.
  */
 interface ShutdownProbe {
 
@@ -24,6 +25,13 @@ interface ShutdownProbe {
 
     /** The timer thread, at the top of each turn of its loop (holding no lock). */
     default void timerTurn() {
+    }
+
+    /**
+     * The timer thread, after it took in one stripe of its inbox (holding no lock); once per
+     * stripe taken ({@code DelayScheduler}, "A storm of offers").
+     */
+    default void timerTookIn() {
     }
 
     /**

@@ -38,6 +38,18 @@ import java.lang.invoke.VarHandle;
  *       any one thread.</li>
  *   <li>The counts ({@code getAndAdd}, summed over the stripes with volatile reads) only grow;
  *       an entry is counted as offered before its CAS, so before anyone can take it.</li>
+ *   <li>A take takes the stack, then reads the stripe's offered count and stores it as the
+ *       stripe's {@code taken} (opaque). Every entry it took was counted before its push, so
+ *       before that read: {@code offered - taken} ({@link #backlog}) counts the entries
+ *       offered since the consumer's last take of the stripe, less the ones counted between
+ *       the take and that read (a consumer descheduled there may miss many), which the next
+ *       take counts. It never counts an entry already taken, so once a stripe is empty its
+ *       backlog is at most its offers in flight, one per offering thread. (Read before the take,
+ *       an offer landing between the read and the take would stay counted after the stripe
+ *       was emptied, until the next take, which an empty stripe never gets.) An estimate for
+ *       the submitters' flow control ({@code DelayScheduler}, "A storm of offers"), on which
+ *       nothing else depends, hence opaque, which only keeps a waiting reader from caching
+ *       it. It may read negative (an old {@code offered} against a newer {@code taken}).</li>
  * </ul>
  */
 final class TimerInbox {
@@ -130,15 +142,33 @@ final class TimerInbox {
      * stripe was empty at its read.
      */
     Object takeAny() {
-        for (Stripe s : stripes) {
-            if (s.top != null) {
-                Object batch = s.getAndSetTop(null);
-                if (batch != null) {
-                    return batch;
-                }
+        for (int i = 0; i < stripes.length; i++) {
+            Object batch = take(i);
+            if (batch != null) {
+                return batch;
             }
         }
         return null;
+    }
+
+    /** Takes every node of stripe {@code i}, newest first, linked; null if it was empty. */
+    Object take(int i) {
+        Stripe s = stripes[i];
+        if (s.top == null) {
+            return null;
+        }
+        Object batch = s.getAndSetTop(null);
+        s.setTakenOpaque(s.offered); // after the take: see the invariants
+        return batch;
+    }
+
+    /**
+     * Entries offered to the stripe of {@code t} that its consumer had not taken at its last
+     * take, give or take the offers in flight (see the invariants).
+     */
+    long backlog(DelayedTask<?> t) {
+        Stripe s = stripeOf(t);
+        return s.offered - s.takenOpaque();
     }
 
     boolean isEmpty() {
@@ -150,7 +180,7 @@ final class TimerInbox {
         return true;
     }
 
-    /** The node after {@code node} in a batch from {@link #takeAny}, unlinking it. */
+    /** The node after {@code node} in a batch from {@link #take} or {@link #takeAny}, unlinking it. */
     static Object unlinkNext(Object node) {
         Object next;
         if (node instanceof DelayScheduler.Removal) {
@@ -180,6 +210,7 @@ final class TimerInbox {
         private static final VarHandle SEQ;
         private static final VarHandle OFFERED;
         private static final VarHandle ONCE;
+        private static final VarHandle TAKEN;
 
         static {
             try {
@@ -188,6 +219,7 @@ final class TimerInbox {
                 SEQ = l.findVarHandle(TimerStripeFields.class, "seq", long.class);
                 OFFERED = l.findVarHandle(TimerStripeFields.class, "offered", long.class);
                 ONCE = l.findVarHandle(TimerStripeFields.class, "once", long.class);
+                TAKEN = l.findVarHandle(TimerStripeFields.class, "taken", long.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -220,6 +252,14 @@ final class TimerInbox {
         long getAndAddOnce(long n) {
             return (long) ONCE.getAndAdd(this, n);
         }
+
+        void setTakenOpaque(long n) {
+            TAKEN.setOpaque(this, n);
+        }
+
+        long takenOpaque() {
+            return (long) TAKEN.getOpaque(this);
+        }
     }
 }
 
@@ -241,6 +281,8 @@ abstract class TimerStripeFields extends TimerStripePad0 {
     volatile long offered;
     /** One-shot schedules whose entries this stripe numbered. */
     volatile long once;
+    /** {@link #offered} as the consumer read it right after its last take of the stripe. */
+    long taken;
 }
 
 abstract class TimerStripePad1 extends TimerStripeFields {

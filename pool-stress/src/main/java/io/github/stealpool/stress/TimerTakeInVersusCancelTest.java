@@ -16,9 +16,9 @@ import org.openjdk.jcstress.infra.results.III_Result;
 
 /**
  * Issue 37: the timer polling a delayed task's entry, against the user cancelling it
- * ({@code DelayScheduler}, "A cancel before the timer takes the entry in"). The timer marks the
- * entry taken, then looks whether it is done; the cancel CASes the state, then asks for a
- * removal only if the entry is marked taken. Results: whether the timer placed the entry in
+ * ({@code DelayScheduler}, "A cancel before the timer takes the entry in"). The timer looks
+ * whether the entry is done (and drops it unmarked if so), marks it taken, then looks again;
+ * the cancel CASes the state, then asks for a removal only if the entry is marked taken. Results: whether the timer placed the entry in
  * its heap; whether the cancel asked for its removal; whether the entry is still in the heap
  * once the timer has taken in its inbox. An entry left in the heap is a cancelled task kept
  * until its deadline (here ~146 years).
