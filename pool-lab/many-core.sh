@@ -4,6 +4,7 @@
 # (at most 8 files, as the borrowed machine returns them):
 #   env.txt      machine, JDKs, date
 #   ramp.txt     RampUpProbe: how fast a fib(25) round reaches its workers
+#   storm.txt    TimerCancelStormProbe: the delay timer's backlog under 16 threads' schedule + cancel
 #   jmh.csv      every JMH cell, with a label and the JDK in the first two columns
 #   log.txt      everything printed, JMH's own tables included
 #
@@ -106,6 +107,13 @@ if want schedule; then
     #    Schedule + cancel from 16 threads: STPE's one lock contended, where 2 cores never
     #    contend it (docs/lab/delay-timer.md, "What is open").
     jmh 17 $J17 'ScheduleBenchmark.scheduleCancel$' -t 16 -p pool=stealpool,stpe
+    #    The same storm in plain timing: the timer's backlog (its flow control holds it under
+    #    16,384 a stripe) and its CPU per entry, every 250 ms for 4 s.
+    if (($(left) >= 15)); then
+        echo "### TimerCancelStormProbe 16 4, $label" | tee -a "$out/storm.txt"
+        timeout $(($(left) + 5)) $J17 -Xms1g -Xmx1g $jvm_args -cp "$KIT/lab.jar" \
+            io.github.stealpool.bench.TimerCancelStormProbe 16 4 2>&1 | grep -v "WARN\|^\s\|^java\.\|^Caused" | tee -a "$out/storm.txt"
+    fi
     if [[ -n $J25 ]]; then
         jmh 25 "$J25" 'ScheduleBenchmark.(scheduleBurst|scheduleCancel|lateness)$' -p pool=stealpool,stpe,forkjoin
     fi
