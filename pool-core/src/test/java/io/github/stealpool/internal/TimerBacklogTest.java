@@ -44,13 +44,6 @@ class TimerBacklogTest {
         }
     }
 
-    private static Scheduler scheduler(String name, ShutdownProbe probe) {
-        Scheduler s = new Scheduler(SchedulerConfig.basic(1, name, 8, 0));
-        s.probe = probe;
-        s.start();
-        return s;
-    }
-
     /**
      * With the timer held before it takes anything in, one thread's schedules fill its stripe:
      * the one past the limit is accepted and waits, parked on the timer; once the timer runs,
@@ -59,7 +52,7 @@ class TimerBacklogTest {
     @Test
     void aScheduleWaitsWhileItsStripeIsFullAndGoesOnOnceTheTimerTakesItIn() throws Exception {
         Holding probe = new Holding();
-        Scheduler s = scheduler("timer-backlog", probe);
+        Scheduler s = ProbedScheduler.start(1, "timer-backlog", probe);
         DelayScheduler d = s.delays();
         AtomicInteger returned = new AtomicInteger();
         List<DelayedTask<Void>> entries = new ArrayList<>();
@@ -93,7 +86,7 @@ class TimerBacklogTest {
     @Test
     void anInterruptedScheduleDoesNotWaitAndKeepsItsInterrupt() throws Exception {
         Holding probe = new Holding();
-        Scheduler s = scheduler("timer-backlog-interrupted", probe);
+        Scheduler s = ProbedScheduler.start(1, "timer-backlog-interrupted", probe);
         DelayScheduler d = s.delays();
         CompletableFuture<Boolean> interrupted = CompletableFuture.supplyAsync(() -> {
             Thread.currentThread().interrupt();
@@ -122,8 +115,7 @@ class TimerBacklogTest {
     void aTimerWhoseInboxIsNeverEmptyStillHandsOverItsDueTasks() throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         DelayScheduler[] timer = new DelayScheduler[1];
-        Scheduler s = new Scheduler(SchedulerConfig.basic(2, "timer-never-empty", 8, 0));
-        s.probe = new ShutdownProbe() {
+        Scheduler s = ProbedScheduler.start(2, "timer-never-empty", new ShutdownProbe() {
             @Override
             public void timerTookIn() {
                 if (!stop.get()) {
@@ -134,8 +126,7 @@ class TimerBacklogTest {
                     }
                 }
             }
-        };
-        s.start();
+        });
         DelayScheduler d = s.delays();
         timer[0] = d; // published by the offer below: the timer takes it before it calls the probe
         CountDownLatch ran = new CountDownLatch(1);

@@ -43,13 +43,6 @@ class TimerFailureTest {
         }
     }
 
-    private static Scheduler scheduler(String name, ShutdownProbe probe) {
-        Scheduler s = new Scheduler(SchedulerConfig.basic(1, name, 8, 0));
-        s.probe = probe;
-        s.start();
-        return s;
-    }
-
     /**
      * The timer thread dies without letting go while the pool runs: a later schedule is refused
      * or cancelled (never left in the dead inbox), and {@code shutdown} takes over instead of
@@ -58,7 +51,7 @@ class TimerFailureTest {
     @Test
     void aTimerThatDiesWithoutLettingGoIsTakenOverByShutdown() throws Exception {
         Failing probe = new Failing();
-        Scheduler s = scheduler("timer-dies", probe);
+        Scheduler s = ProbedScheduler.start(1, "timer-dies", probe);
         DelayScheduler d = s.delays();
         DelayedTask<Integer> held = d.schedule(() -> 1, 1, TimeUnit.HOURS, null);
         probe.fail.set(true);
@@ -91,7 +84,7 @@ class TimerFailureTest {
     @Test
     void aTimerThatDiesAfterShutdownIsTakenOverByAwaitTermination() throws Exception {
         Failing probe = new Failing();
-        Scheduler s = scheduler("timer-dies-late", probe);
+        Scheduler s = ProbedScheduler.start(1, "timer-dies-late", probe);
         DelayScheduler d = s.delays();
         DelayedTask<Integer> held = d.schedule(() -> 1, 1, TimeUnit.HOURS, null);
         s.shutdown(); // applied: the one-shot task stays, and holds the pool
@@ -175,7 +168,7 @@ class TimerFailureTest {
     @Test
     void awaitTerminationOnTheTimerThreadDoesNotJoinItself() throws Exception {
         AtomicReference<Scheduler> ref = new AtomicReference<>();
-        Scheduler s = scheduler("timer-terminates", new ShutdownProbe() {
+        Scheduler s = ProbedScheduler.start(1, "timer-terminates", new ShutdownProbe() {
             @Override
             public void timerLettingGo() {
                 // Let the worker leave first: then the timer is the one that terminates.
