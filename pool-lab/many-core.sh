@@ -18,7 +18,7 @@
 #   LABEL=a bash pool-lab/many-core.sh $OUT/a; LABEL=b JVM_ARGS=-Dstealpool.lab.x=y ...
 # Each step runs only while the time budget (BUDGET_S, default 420 s) lasts, most decisive
 # first; a run cut short keeps what it measured. STEPS picks steps by name (default: all of
-# ramp forkjoin submit jdk25 schedule), so that one side of an A/B can rerun only the rows the
+# ramp forkjoin submit jdk25 schedule; also lateness, alone), so that one side of an A/B can rerun only the rows the
 # switch touches: STEPS=forkjoin LABEL=always JVM_ARGS=... bash pool-lab/many-core.sh $OUT/ab
 set -uo pipefail
 out=${1:?usage: many-core.sh OUTPUT_FOLDER}
@@ -116,6 +116,14 @@ if want schedule; then
     fi
     if [[ -n $J25 ]]; then
         jmh 25 "$J25" 'ScheduleBenchmark.(scheduleBurst|scheduleCancel|lateness)$' -p pool=stealpool,stpe,forkjoin
+    fi
+fi
+# 6. Lateness alone, not among the default steps: for an A/B of the timer's hand-over
+#    (STEPS=lateness; docs/lab/README.md, "Lab switches").
+if want lateness; then
+    jmh 17 $J17 'ScheduleBenchmark.lateness$' -p pool=stealpool,stpe
+    if [[ -n $J25 ]]; then
+        jmh 25 "$J25" 'ScheduleBenchmark.lateness$' -p pool=stealpool,stpe
     fi
 fi
 echo "done in $((SECONDS - start)) s" | tee -a "$log"

@@ -209,13 +209,32 @@ import org.slf4j.LoggerFactory;
  * rest of the way ({@code Thread.onSpinWait}), marked AWAKE, and stops at the deadline or as
  * soon as the inbox holds anything; the loop then drains and the spin resumes, to the same
  * deadline, instead of parking, which would cost the overshoot it saves. Entries are handed
- * over only once due ({@code fireDue} compares with the clock as before), so no task starts
+ * over only once due ({@code fireDue} compares with the clock as before; under the lab switch
+ * of "Handing over ahead" the worker spins to the deadline instead), so no task starts
  * earlier; the cost is the spin, at most the estimate (under {@link #MAX_AHEAD_NANOS}) per
  * deadline, plus a turn of the loop for each offer that cuts it short. A deadline nearer than
  * the estimate when the timer is about to park (entries due closer together than that) is
  * parked to as before, with no spin, unless a park ended ahead of that same deadline (then
  * the spin resumes; an entry that took the place of a removed one with exactly its deadline
  * would get that spin too, at most the estimate). docs/lab/delay-timer.md has the figures.
+ *
+ * <h2>Handing over ahead (a lab switch, off by default)</h2>
+ * With {@link #handAheadSwitch} set to a fixed lead, the first due entry may leave the timer up
+ * to that long before its deadline, to a sleeping worker, when every worker sleeps: the
+ * worker's wake-up then overlaps the last microseconds of the delay instead of following the
+ * deadline, and the worker spins the rest of the way before it runs the task
+ * ({@link RunWhenDue}), so no task starts before its delay (the one exception to "Waking ahead
+ * of a deadline"'s "handed over only once due"). On an idle pool a park to a due entry ends
+ * that much earlier for it, and the timer tries once per deadline ({@code aheadTried}). If no
+ * worker sleeps then, the entry stays in the heap; if the hand-off finds no sleeper to take it
+ * (one woke, is searching, sleeps in a join, or has slept under 100 us), the entry, polled
+ * meanwhile, goes back in its place (a removal offered meanwhile finds it there). Either way
+ * it is handed over at its deadline as usual. An entry the timer runs itself
+ * ({@link DelayedTask.OnTimer}) is never handed ahead. The entry leaves the timer's hands as a
+ * hand-off to a sleeper does (it counts as started), so under the switch a task within the
+ * lead of its deadline may still run after {@code shutdownNow} (rule 3), or after
+ * {@code shutdown} with {@code cancelDelayedTasksOnShutdown} (rule 1). For the many-core A/B
+ * of lateness p99 (docs/lab/delay-timer.md, "What is open"); removed once decided.
  *
  * <h2>Shutdown: the rules, and why they hold</h2>
  * As {@code ScheduledThreadPoolExecutor} with its defaults (docs/guarantees.md states them):
@@ -312,6 +331,17 @@ public final class DelayScheduler {
      */
     static final long MAX_AHEAD_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
+    /**
+     * Lab switch {@code stealpool.lab.timerHandAheadNanos} (docs/lab/README.md, "Lab switches"):
+     * how long before its deadline the first due entry may be handed to a sleeping worker,
+     * which spins the rest of the way ("Handing over ahead"); 0, the default, never. Read once
+     * per timer, at most half of {@link #MAX_AHEAD_NANOS}. Not for users; removed once decided.
+     */
+    static long handAheadSwitch() {
+        long n = Long.getLong("stealpool.lab.timerHandAheadNanos", 0L);
+        return Math.max(0L, Math.min(n, MAX_AHEAD_NANOS / 2));
+    }
+
     /** Delays are clamped to this (~146 years), so deadlines compare by subtraction. */
     static final long MAX_DELAY = Long.MAX_VALUE >> 1;
 
@@ -364,6 +394,12 @@ public final class DelayScheduler {
     private long parkOvershootNanos;
     /** The timer thread's own: the deadline of the last park that ended ahead of one. */
     private long spinDeadline;
+    /** See {@link #handAheadSwitch}: 0, or how far ahead of its deadline an entry may go. */
+    private final long handAheadNanos;
+    /** The timer thread's own: the deadline of the last entry it tried to hand over ahead. */
+    private long aheadTried;
+    /** Entries handed over ahead of their deadline ({@link #handAheadSwitch}); the timer's writes. */
+    private volatile long handedAhead;
     /** The highest run state whose policy the timer has applied; written under mainLock. */
     private volatile int applied = Scheduler.RUNNING;
     /** Set under mainLock when the timer lets go of the pool; it polls no more. */
@@ -391,6 +427,7 @@ public final class DelayScheduler {
     DelayScheduler(Scheduler pool, boolean cancelOneShotOnShutdown) {
         this.pool = pool;
         this.cancelOneShotOnShutdown = cancelOneShotOnShutdown;
+        this.handAheadNanos = handAheadSwitch();
         // Two stripes per worker, as the injection queue: concurrent submitters seldom share one.
         this.inbox = new TimerInbox(2 * pool.parallelism);
         Thread t = new Thread(null, this::run, pool.name() + "-timer", 0L, false);
@@ -968,15 +1005,19 @@ public final class DelayScheduler {
         }
         long deadline = parkDeadline;
         long now = System.nanoTime();
+        // Lab switch: on an idle pool, a due entry not yet tried is woken for ahead of itself
+        // ("Handing over ahead"); on a busy one there is no sleeper to hand it to.
+        long target = parkOnDue && handAheadFor(deadline) != 0L && pool.sleep.allAsleep()
+                ? deadline - handAheadNanos : deadline;
         long ahead = parkOnDue ? parkOvershootNanos : 0L;
-        if (deadline - ahead - now <= 0L) {
-            if (parkOnDue && deadline == spinDeadline && deadline - now > 0L) {
-                spinTo(deadline); // a spin an offer cut short goes on: a park would cost the overshoot
+        if (target - ahead - now <= 0L) {
+            if (parkOnDue && deadline == spinDeadline && target - now > 0L) {
+                spinTo(target); // a spin an offer cut short goes on: a park would cost the overshoot
                 return;
             }
             ahead = 0L; // nearer than the overshoot (entries close together): park to it, no spin
         }
-        long wakeAt = deadline - ahead;
+        long wakeAt = target - ahead;
         long wait = wakeAt - now;
         if (wait <= 0L) {
             return;
@@ -990,9 +1031,9 @@ public final class DelayScheduler {
             // a spurious return), which a negative lateness or a deadline still far tell.
             now = System.nanoTime();
             learnOvershoot(now - wakeAt);
-            long left = deadline - now;
+            long left = target - now;
             if (left > 0L && left <= ahead) {
-                spinTo(deadline);
+                spinTo(target);
             }
         }
     }
@@ -1146,6 +1187,12 @@ public final class DelayScheduler {
         try {
             for (DelayedTask<?> t; (t = delays.first(now)) != null; ) {
                 if (t.time - now > 0L) {
+                    if (n == 0 && t.time - now <= handAheadFor(t.time)) { // lab switch: "Handing over ahead"
+                        aheadTried = t.time; // tried once, whatever comes of it: the park goes to the deadline now
+                        if (!(t instanceof DelayedTask.OnTimer) && handOverAhead(t, now)) {
+                            continue; // an entry the timer runs itself stays with it
+                        }
+                    }
                     return;
                 }
                 delays.pollFirst();
@@ -1176,6 +1223,53 @@ public final class DelayScheduler {
                 handToWorkers(n);
             }
         }
+    }
+
+    /** How far ahead of {@code deadline} the timer may hand its entry over: 0 once tried. */
+    private long handAheadFor(long deadline) {
+        return handAheadNanos != 0L && deadline != aheadTried ? handAheadNanos : 0L;
+    }
+
+    /**
+     * "Handing over ahead" (lab switch): hands {@code t}, the first entry and not yet due, to a
+     * sleeping worker that spins to its deadline before it runs it ({@link RunWhenDue}); true
+     * if it left the timer's hands so (or was done), false if it is in the heap as before.
+     */
+    private boolean handOverAhead(DelayedTask<?> t, long now) {
+        if (!pool.sleep.allAsleep()) {
+            return false; // no sleeper to hand it to: it waits for its deadline as usual
+        }
+        DelayedTask<?> polled = delays.pollFirst(); // t: out of the heap (OUT) before anyone else can run it
+        assert polled == t : polled;
+        released.increment(); // before the hand-off, as the entry leaves the timer's hands (handToWorkers)
+        if (t.isDone()) {
+            return true;
+        }
+        boolean handed;
+        try {
+            handed = pool.handOffAhead(t.entry(), t.time);
+        } catch (Throwable e) { // refused (STOP, rule 3) or failed: t is only here
+            cancelUnhanded(t, e);
+            return true;
+        }
+        if (handed) {
+            handedAhead = handedAhead + 1; // only the timer writes it
+            return true;
+        }
+        released.decrement(); // back in the timer's hands
+        try {
+            delays.add(t, now); // no sleeper took it: back in its place, due as before
+        } catch (Throwable e) { // out of memory growing the heap: t is only here
+            released.increment();
+            t.cancel(false);
+            throw e; // the timer fails (rule 6)
+        }
+        return false;
+    }
+
+    /** For tests: entries handed over ahead of their deadline ({@link #handAheadSwitch}). */
+    long handedAhead() {
+        return handedAhead;
     }
 
     /**

@@ -428,6 +428,23 @@ public final class Scheduler {
     }
 
     /**
+     * "Handing over ahead" (DelayScheduler, lab switch {@code stealpool.lab.timerHandAheadNanos}):
+     * hands a delayed task that falls due at {@code time} to a sleeping worker now, as
+     * {@link #queueDelayed} hands one to a sleeper, wrapped so that the worker spins until
+     * {@code time} before it runs it; false, with nothing published, if no worker sleeps.
+     *
+     * @throws RejectedExecutionException from STOP on
+     */
+    boolean handOffAhead(Runnable task, long time) {
+        if (runState >= STOP) {
+            throw rejected(task);
+        }
+        TaskTimer timer = taskTimer;
+        Runnable job = timer == null ? task : injection.forTiming(task, timer);
+        return sleep.tryHandOff(new RunWhenDue(job, time));
+    }
+
+    /**
      * The rest of the timer's post, after {@link #queueDelayed} queued a batch, as
      * {@link #pushExternal}'s for one task: the queuing before the reads below (a full fence),
      * then whether the pool left RUNNING meanwhile. If it did, the caller settles each task it

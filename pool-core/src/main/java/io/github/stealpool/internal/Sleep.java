@@ -970,6 +970,14 @@ public final class Sleep extends SleepCtl {
         return top.takesHandOff && now - top.parkStart >= handOffAfterNanos;
     }
 
+    /**
+     * Whether as many workers slept as the parallelism at this read (volatile): the cheap look
+     * that {@link #tryHandOff} starts with, for a caller that must prepare before it tries.
+     */
+    public boolean allAsleep() {
+        return allAsleep.value;
+    }
+
     /** Whether {@link #tryHandOff} would hand a job off now. For tests, which wait for it. */
     boolean handOffReady() {
         long now = System.nanoTime();
