@@ -233,7 +233,10 @@ import org.slf4j.LoggerFactory;
  * ({@link DelayedTask.OnTimer}) is never handed ahead. The entry leaves the timer's hands as a
  * hand-off to a sleeper does (it counts as started), so under the switch a task within the
  * lead of its deadline may still run after {@code shutdownNow} (rule 3), or after
- * {@code shutdown} with {@code cancelDelayedTasksOnShutdown} (rule 1). For the many-core A/B
+ * {@code shutdown} with {@code cancelDelayedTasksOnShutdown} (rule 1). Smaller effects, all
+ * under the switch only: the early poll may move the wheel's front up to the lead ahead of the
+ * clock (a larger front, the same order); a task picked for timing counts the worker's spin as
+ * queue wait; and a hand-off no sleeper took has used up a timing pick. For the many-core A/B
  * of lateness p99 (docs/lab/delay-timer.md, "What is open"); removed once decided.
  *
  * <h2>Shutdown: the rules, and why they hold</h2>
