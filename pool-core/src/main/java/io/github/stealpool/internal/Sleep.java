@@ -120,7 +120,8 @@ import java.util.function.Consumer;
  * {@code top} found it: a thief may steal between that read and the store of {@code bottom}, and
  * then the push lands on an empty deque reporting "not empty") is pushed with no fence, outside a
  * blocking call, and its {@link #notifyNewJob()} may read {@code ctl} before the push is
- * visible: it is no post in the proof below, whose "jobs" are everything else (submissions,
+ * visible (under the lab switch {@code stealpool.lab.forkNotice=fenced} it calls none): it is
+ * no post in the proof below, whose "jobs" are everything else (submissions,
  * forks onto an empty deque or inside a blocking call, a worker's {@code execute}, batches moved
  * into a deque). Such a fork sits above the floor of the task that forked it, on its owner's
  * deque, and the owner is awake, running that task or one above it on its stack. It never waits

@@ -216,9 +216,20 @@ public final class Worker implements Runnable {
         forkPiece(task);
     }
 
+    /**
+     * Lab switch {@code stealpool.lab.forkNotice=fenced} (docs/lab/README.md, "Lab switches"): a
+     * fork is notified only when it is fenced (onto an empty deque, or inside a blocking call),
+     * as {@code ForkJoinPool} signals only a push onto an empty queue; by default every fork is,
+     * the others as a hint. For the many-core A/B. Read once; a constant the compiler folds. Not
+     * for users; removed once decided.
+     */
+    private static final boolean NOTICE_ONLY_FENCED_FORKS =
+            "fenced".equals(System.getProperty("stealpool.lab.forkNotice"));
+
     private void forkPiece(Runnable job) {
         boolean alone = deque.push(job);
-        if (alone || blockingDepth != 0) {
+        boolean fenced = alone || blockingDepth != 0;
+        if (fenced) {
             // The push (a release store) before the reads below (Dekker). Inside a blocking
             // call every fork is fenced: the caller may wait on it without taking tasks.
             VarHandle.fullFence();
@@ -237,7 +248,9 @@ public final class Worker implements Runnable {
         stats.incSubmitted();
         // After the fence, the notice Sleep's proof relies on; without it, a hint that may
         // read ctl before the push is visible (Sleep, "Forks onto a deque that holds work").
-        scheduler.sleep.notifyNewJob();
+        if (fenced || !NOTICE_ONLY_FENCED_FORKS) {
+            scheduler.sleep.notifyNewJob();
+        }
         if (alone) {
             scheduler.sleep.spread(); // a computation fans out (Sleep, "Spreading a computation")
         }

@@ -101,9 +101,11 @@
  * {@code Task.fork()} on a worker claims the task and calls
  * {@link io.github.stealpool.internal.Worker#forkTask} (a join's second half goes through
  * {@code Worker.fork(ForkedJob)}, the same path): the piece is pushed on the
- * worker's deque, a full fence orders the push before the read of the run state (after
- * {@code shutdownNow} the worker takes the piece back and cancels it), and {@code notifyNewJob}
- * publishes it to the idle workers. No lock, and no allocation beyond the task itself. Off the
+ * worker's deque; onto an empty deque (or inside a blocking call) a full fence orders the push
+ * before the read of the run state (after {@code shutdownNow} the worker takes the piece back
+ * and cancels it) and {@code notifyNewJob} publishes it to the idle workers; onto a deque that
+ * holds work there is no fence, and the notice is a hint (Sleep, "Forks onto a deque that
+ * holds work"). No lock, and no allocation beyond the task itself. Off the
  * pool, {@code fork()} submits the task to the common pool instead.
  *
  * <h3>A join</h3>
