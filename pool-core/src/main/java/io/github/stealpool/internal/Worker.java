@@ -247,7 +247,8 @@ public final class Worker implements Runnable {
         }
         stats.incSubmitted();
         // After the fence, the notice Sleep's proof relies on; without it, a hint that may
-        // read ctl before the push is visible (Sleep, "Forks onto a deque that holds work").
+        // read ctl before the push is visible (Sleep, "Forks onto a deque that holds work"),
+        // which the lab switch drops.
         if (fenced || !NOTICE_ONLY_FENCED_FORKS) {
             scheduler.sleep.notifyNewJob();
         }
