@@ -49,8 +49,11 @@ import java.util.function.BooleanSupplier;
  * Everything here except {@link #deque}'s steal side, {@link #thread}, {@link #retired} and
  * {@link #slotFree} (under the scheduler's lock) is touched only by the worker's own thread
  * (one thread at a time: a spare slot's next thread starts after the last one left).
+ * The fields follow a block of padding ({@link WorkerPad}): the worker writes some of them on
+ * every task and reads others on every fork, and a collection may copy two workers next to
+ * each other.
  */
-public final class Worker implements Runnable {
+public final class Worker extends WorkerPad implements Runnable {
 
     /** Searches with a spin-wait pause before parking (the pool's {@code IdleStrategy}). */
     private final int spinRounds;
@@ -901,4 +904,17 @@ public final class Worker implements Runnable {
     public String toString() {
         return "Worker[" + index + ", queued=" + deque.size() + "]";
     }
+}
+
+/**
+ * Padding in front of {@link Worker}'s fields, by inheritance as in ChaseLevDeque: the JVM lays
+ * out a superclass's fields first, so no object that a collection copies in front of a worker
+ * (another worker, whose thread writes its own fields on every task) shares a cache line with
+ * them. The int fills the gap after the object header, where the JVM would otherwise put one of
+ * the worker's own fields.
+ */
+abstract class WorkerPad {
+    int p00;
+    long p01, p02, p03, p04, p05, p06, p07, p08;
+    long p09, p0a, p0b, p0c, p0d, p0e, p0f, p10;
 }
