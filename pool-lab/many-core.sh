@@ -20,6 +20,7 @@
 # first; a run cut short keeps what it measured. STEPS picks steps by name (default: all of
 # ramp forkjoin submit jdk25 schedule; also lateness, alone), so that one side of an A/B can rerun only the rows the
 # switch touches: STEPS=forkjoin LABEL=always JVM_ARGS=... bash pool-lab/many-core.sh $OUT/ab
+# FORKS (default 1) sets JMH's forks per cell, and multiplies each step's time by as much.
 set -uo pipefail
 out=${1:?usage: many-core.sh OUTPUT_FOLDER}
 mkdir -p "$out"
@@ -47,7 +48,9 @@ cat "$out/env.txt"
 left() { echo $((budget - (SECONDS - start))); }
 want() { [[ $steps == *" $1 "* ]]; }
 
-# jmh JDK_LABEL JAVA ARGS...: one JMH run (1 fork, 2 x 0.5 s warm-up, ITER x 0.5 s measured),
+# jmh JDK_LABEL JAVA ARGS...: one JMH run (FORKS forks, default 1, each 2 x 0.5 s warm-up and
+# ITER x 0.5 s measured; one fork is one draw from a JVM-to-JVM spread that reached 20% on
+# 2 cores, docs/bench/two-cores-2026-11-28-spread.md),
 # its CSV rows appended with the label and the JDK.
 jmh() {
     local jdk=$1 jv=$2; shift 2
@@ -55,7 +58,7 @@ jmh() {
     local tmp; tmp=$(mktemp)
     local extra=(); [[ -n $jvm_args ]] && extra=(-jvmArgsAppend "$jvm_args")
     echo "### JDK $jdk, $label: $*" | tee -a "$log"
-    timeout $(($(left) + 5)) $jv -jar "$KIT/benchmarks.jar" -f 1 -wi 2 -w 500ms -i "${ITER:-3}" \
+    timeout $(($(left) + 5)) $jv -jar "$KIT/benchmarks.jar" -f "${FORKS:-1}" -wi 2 -w 500ms -i "${ITER:-3}" \
         -r 500ms "${extra[@]}" "$@" -rf csv -rff "$tmp" >> "$log" 2>&1
     tail -n +2 "$tmp" | sed "s/^/$label,$jdk,/" >> "$csv"
     tail -n +2 "$tmp" | cut -d, -f1,5,8- | sed "s/^/  /"
