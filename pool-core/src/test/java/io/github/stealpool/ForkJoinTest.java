@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -596,6 +597,59 @@ class ForkJoinTest {
             never.complete(1L);
             assertTrue(joinerDone.await(HANG * 2, TimeUnit.SECONDS));
             assertTrue(jobSeenWhileJoinerWaited.get(), "trial " + trial + ": the job never ran");
+        }
+    }
+
+    /**
+     * A join whose fork was stolen helps the thief: it takes what the thief forked. Here the
+     * thief waits, outside the pool's protocol, for the one task it forked, and the joiner is
+     * the only other worker, so the join returns only if the joiner runs that task itself.
+     */
+    @Test
+    void aJoinerWhoseForkWasStolenRunsWhatTheThiefForked() throws Exception {
+        WorkStealingPool p = pool(2);
+        for (int trial = 0; trial < 20; trial++) {
+            AtomicReference<Thread> joiner = new AtomicReference<>();
+            AtomicReference<Thread> helperRanOn = new AtomicReference<>();
+            CountDownLatch stolenStarted = new CountDownLatch(1);
+            CountDownLatch helperRan = new CountDownLatch(1);
+            Task<Boolean> helper = new Task<>() {
+                @Override
+                protected Boolean compute() {
+                    helperRanOn.set(Thread.currentThread());
+                    helperRan.countDown();
+                    return true;
+                }
+            };
+            Task<Boolean> stolen = new Task<>() {
+                @Override
+                protected Boolean compute() {
+                    stolenStarted.countDown();
+                    helper.fork(); // onto the thief's deque, then the thief waits for it
+                    try {
+                        return helperRan.await(HANG, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return false;
+                    }
+                }
+            };
+            Task<Boolean> root = new Task<>() {
+                @Override
+                protected Boolean compute() {
+                    joiner.set(Thread.currentThread());
+                    stolen.fork();
+                    try {
+                        // Until the other worker has taken the fork: then the join must help.
+                        assertTrue(stolenStarted.await(HANG, TimeUnit.SECONDS), "the fork was never stolen");
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return stolen.join();
+                }
+            };
+            assertTrue(p.submit(root).get(HANG, TimeUnit.SECONDS), "trial " + trial);
+            assertSame(joiner.get(), helperRanOn.get(), "trial " + trial + ": the joiner ran the thief's fork");
         }
     }
 
