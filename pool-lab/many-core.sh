@@ -12,6 +12,9 @@
 # 64 MiB: docs/lab/README.md, "Probes"):
 #   mvn -B -q -DskipTests -Djcstress.skip=true install
 #   bash ../shared/tools/portable-kit.sh && cp pool-lab/target/lab.jar .kit/
+#   git log -1 --format='%h %s' > .kit/built-from.txt; git status --short >> .kit/built-from.txt
+# (the kit copies whatever jars target/ holds: built-from.txt, copied into env.txt, says what
+# they were built from, and a jar left from an experiment measures the experiment)
 # On the many-core machine, from the project root:
 #   bash .kit/portable-kit.sh run 'bash pool-lab/many-core.sh $OUT'
 # An A/B of a lab switch (a system property read once at startup) runs the rows twice:
@@ -42,6 +45,11 @@ csv=$out/jmh.csv
     $J17 -version 2>&1 | head -n 1
     [[ -n $J25 ]] && $J25 -version 2>&1 | head -n 1
     echo "budget: ${budget} s, label: $label, JVM_ARGS: $jvm_args"
+    if [[ -f $KIT/built-from.txt ]]; then
+        echo "built from:"; cat "$KIT/built-from.txt"
+    else
+        echo "built from: unknown (no .kit/built-from.txt)"
+    fi
 } > "$out/env.txt"
 cat "$out/env.txt"
 
