@@ -12,9 +12,10 @@ import java.lang.invoke.VarHandle;
  * <h2>Threading and orderings</h2>
  * <ul>
  *   <li>Written only by the owning worker's thread: an increment is a plain read of the field
- *       (nobody else writes it) and an opaque write. Opaque costs what a plain store costs on
- *       every mainstream CPU, but unlike a plain {@code long} store it cannot tear (JLS 17.7),
- *       so a reader never sees half an update.</li>
+ *       (nobody else writes it) and an opaque write. Opaque is a plain store on every mainstream
+ *       CPU, but unlike a plain {@code long} store it cannot tear (JLS 17.7), so a reader never
+ *       sees half an update. The compiler does not move memory accesses across it, which costs
+ *       a fork/join pair a few percent (docs/lab/fork-fence.md); tearing would cost more.</li>
  *   <li>Read by any thread with {@code getOpaque}: each read returns a value the owner wrote, and
  *       successive reads of one counter never go backwards (opaque is coherent per variable).
  *       Nothing orders one counter against another, so a snapshot is only quiescently exact,
