@@ -1,16 +1,14 @@
 package io.github.stealpool.bench;
 
-import io.github.stealpool.Task;
 import io.github.stealpool.WorkStealingPool;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.RecursiveTask;
 
 /**
  * What one fork/join pair costs, in plain timing: fib(n) without cutoff as the README's port of
  * a {@code RecursiveTask} writes it ({@link ForkJoinBenchmark}'s {@code fib30}), invoked from
- * outside, round after round, in one pool per JVM. With one worker a round is fib(n)'s pairs
+ * outside, round after round, in one pool per JVM (the benchmark's own task classes). With one worker a round is fib(n)'s pairs
  * one after another (about 1.35 million for n = 30), so its time divided by that is the cost of a
  * fork, a take-back and a completion; with more it adds steals, joins that wait and wake-ups.
  *
@@ -28,45 +26,6 @@ public final class ForkPairProbe {
     static final int BLOCK = 50;
 
     private ForkPairProbe() {
-    }
-
-    /** The README's port: fork one half, compute the other, join. */
-    static final class Fib extends Task<Long> {
-        final int n;
-
-        Fib(int n) {
-            this.n = n;
-        }
-
-        @Override
-        protected Long compute() {
-            if (n < 2) {
-                return (long) n;
-            }
-            Fib f1 = new Fib(n - 1);
-            f1.fork();
-            return new Fib(n - 2).compute() + f1.join();
-        }
-    }
-
-    /** The same for {@code ForkJoinPool}. */
-    static final class FjFib extends RecursiveTask<Long> {
-        private static final long serialVersionUID = 1L;
-        final int n;
-
-        FjFib(int n) {
-            this.n = n;
-        }
-
-        @Override
-        protected Long compute() {
-            if (n < 2) {
-                return (long) n;
-            }
-            FjFib f1 = new FjFib(n - 1);
-            f1.fork();
-            return new FjFib(n - 2).compute() + f1.join();
-        }
     }
 
     public static void main(String[] args) {
@@ -89,7 +48,7 @@ public final class ForkPairProbe {
         if (rounds < 2 * BLOCK) {
             throw new IllegalArgumentException("rounds must be at least " + 2 * BLOCK + ": " + rounds);
         }
-        long expected = sequentialFib(n);
+        long expected = ForkJoinBenchmark.sequentialFib(n);
         long[] nanos = new long[rounds];
         String counters = "";
         switch (pool) {
@@ -98,7 +57,7 @@ public final class ForkPairProbe {
                 try {
                     for (int i = 0; i < rounds; i++) {
                         long start = System.nanoTime();
-                        long r = p.invoke(new Fib(n));
+                        long r = p.invoke(new ForkJoinBenchmark.Fib(n));
                         nanos[i] = System.nanoTime() - start;
                         check(r, expected);
                     }
@@ -112,7 +71,7 @@ public final class ForkPairProbe {
                 try {
                     for (int i = 0; i < rounds; i++) {
                         long start = System.nanoTime();
-                        long r = p.invoke(new FjFib(n));
+                        long r = p.invoke(new ForkJoinBenchmark.FjFib(n));
                         nanos[i] = System.nanoTime() - start;
                         check(r, expected);
                     }
@@ -144,10 +103,6 @@ public final class ForkPairProbe {
             medians[k] = block[BLOCK / 2] / 1e6;
         }
         return medians;
-    }
-
-    static long sequentialFib(int n) {
-        return n < 2 ? n : sequentialFib(n - 1) + sequentialFib(n - 2);
     }
 
     private static void check(long result, long expected) {
