@@ -4,6 +4,7 @@ import io.github.stealpool.WorkStealingPool;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.ForkJoinPool;
+import java.util.function.LongSupplier;
 
 /**
  * What one fork/join pair costs, in plain timing: fib(n) without cutoff as the README's port of
@@ -55,12 +56,7 @@ public final class ForkPairProbe {
             case "stealpool" -> {
                 WorkStealingPool p = WorkStealingPool.builder().parallelism(parallelism).build();
                 try {
-                    for (int i = 0; i < rounds; i++) {
-                        long start = System.nanoTime();
-                        long r = p.invoke(new ForkJoinBenchmark.Fib(n));
-                        nanos[i] = System.nanoTime() - start;
-                        check(r, expected);
-                    }
+                    timeRounds(() -> p.invoke(new ForkJoinBenchmark.Fib(n)), expected, nanos);
                     counters = "  " + p.stats();
                 } finally {
                     p.shutdown();
@@ -69,12 +65,7 @@ public final class ForkPairProbe {
             case "forkjoin" -> {
                 ForkJoinPool p = new ForkJoinPool(parallelism);
                 try {
-                    for (int i = 0; i < rounds; i++) {
-                        long start = System.nanoTime();
-                        long r = p.invoke(new ForkJoinBenchmark.FjFib(n));
-                        nanos[i] = System.nanoTime() - start;
-                        check(r, expected);
-                    }
+                    timeRounds(() -> p.invoke(new ForkJoinBenchmark.FjFib(n)), expected, nanos);
                     counters = "  steals=" + p.getStealCount();
                 } finally {
                     p.shutdown();
@@ -105,9 +96,15 @@ public final class ForkPairProbe {
         return medians;
     }
 
-    private static void check(long result, long expected) {
-        if (result != expected) {
-            throw new IllegalStateException("fib computed " + result + ", expected " + expected);
+    /** Times each of {@code nanos.length} rounds, checking every result against {@code expected}. */
+    private static void timeRounds(LongSupplier round, long expected, long[] nanos) {
+        for (int i = 0; i < nanos.length; i++) {
+            long start = System.nanoTime();
+            long result = round.getAsLong();
+            nanos[i] = System.nanoTime() - start;
+            if (result != expected) {
+                throw new IllegalStateException("fib computed " + result + ", expected " + expected);
+            }
         }
     }
 }
