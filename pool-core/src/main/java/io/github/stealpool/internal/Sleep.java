@@ -12,7 +12,8 @@ import java.util.function.Consumer;
  * wake-up in flight for a stream of jobs from outside (a computation spreads faster: see
  * "Spreading a computation"), and one volatile read per new job while nobody
  * sleeps or while some worker is already looking for work (the first post after a worker
- * announced it is sleepy, or after a hand-off, moves the JEC with a CAS).
+ * announced it is sleepy, or after a hand-off, moves the JEC with a CAS); a fork onto a deque
+ * that holds work, which is no job here, costs one plain read.
  *
  * <h2>State</h2>
  * One word, {@link #ctl}, after Rayon's sleep module ({@code rayon-core/src/sleep}) and tokio's
@@ -119,8 +120,10 @@ import java.util.function.Consumer;
  * A worker's fork onto its own deque when that deque holds work (as {@code push}'s read of
  * {@code top} found it: a thief may steal between that read and the store of {@code bottom}, and
  * then the push lands on an empty deque reporting "not empty") is pushed with no fence, outside a
- * blocking call, and its {@link #notifyNewJob()} may read {@code ctl} before the push is
- * visible (under the lab switch {@code stealpool.lab.forkNotice=fenced} it calls none): it is
+ * blocking call, and its notice is a hint ({@link #hintNewJob()}: a plain read of {@code ctl},
+ * then {@link #notifyNewJob()} if that read says it would act), which may read {@code ctl}
+ * before the push is visible (under the lab switch {@code stealpool.lab.forkNotice=fenced}
+ * there is none): it is
  * no post in the proof below, whose "jobs" are everything else (submissions,
  * forks onto an empty deque or inside a blocking call, a worker's {@code execute}, batches moved
  * into a deque). Such a fork sits above the floor of the task that forked it, on its owner's
@@ -180,7 +183,8 @@ import java.util.function.Consumer;
  * hand-off (case five below says why that is enough).
  *
  * <h2>Why no job is left behind while a worker sleeps (proof sketch)</h2>
- * Every access to {@code ctl} is a volatile read or an atomic update, and a poster's publication
+ * Every access to {@code ctl} is a volatile read or an atomic update (except the plain read in
+ * {@link #hintNewJob()}, a filter whose value no step below uses), and a poster's publication
  * of job J precedes its read of {@code ctl}; so they all sit in one total order. Let P post J
  * and read {@code ctl} as c. A search that starts after P's read sees J (or J was taken, and
  * whoever took it runs it). A poster may publish several jobs before one fence and one read
@@ -246,7 +250,8 @@ import java.util.function.Consumer;
  *
  * <h2>Orderings</h2>
  * {@code ctl}: volatile reads and atomic updates (sequentially consistent; the proof needs the
- * total order). Each record's {@code parked} flag: written under the lock, read by its parked
+ * total order), and one plain read, {@link #hintNewJob()}'s filter, which the proof never
+ * uses. Each record's {@code parked} flag: written under the lock, read by its parked
  * owner with a volatile read, which makes the waker's writes to the record (how it was woken,
  * and the job handed to it) visible; the owner clears the job with a plain write, ordered
  * before the next waker's store by the lock its next sleep takes. The stack, the records'
@@ -304,7 +309,7 @@ public final class Sleep extends SleepCtl {
         // Rule: the VarHandle call sites the guarded sections use are linked here, once.
         // Reason: a call site's first use links it, deeper than StackHeadroom's figure.
         Sleep linked = new Sleep(1, 1, NeverAbort.INSTANCE, 0L);
-        linked.casCtl(linked.lvCtl(), linked.addCtl(0L));
+        linked.casCtl(linked.lvCtl(), linked.addCtl(linked.lpCtl() & 0L));
     }
 
     /** A plain class, not a lambda: a lambda's first use bootstraps deep in the initializer. */
@@ -446,6 +451,11 @@ public final class Sleep extends SleepCtl {
 
     private long lvCtl() {
         return (long) CTL.getVolatile(this);
+    }
+
+    /** Plain: only for {@link #hintNewJob()}, whose value is a filter that the notice reads again. */
+    private long lpCtl() {
+        return (long) CTL.get(this);
     }
 
     private boolean casCtl(long expect, long update) {
@@ -804,6 +814,22 @@ public final class Sleep extends SleepCtl {
         long c = lvCtl();
         if ((c & JEC_SLEEPY) != 0 || wantsWaker(c)) {
             notifySlow(c);
+        }
+    }
+
+    /**
+     * For a fork onto a deque that holds work, which is no post (class comment, "Forks onto a
+     * deque that holds work"): {@link #notifyNewJob()} when a plain read of {@code ctl} says it
+     * would act. Plain is enough because nothing relies on this notice, and the notice reads
+     * {@code ctl} again, volatile, before it acts: a stale or torn (JLS 17.7) value can only
+     * skip a notice that would have acted, or cost one more volatile read, never make a
+     * wake-up the notice would not. A volatile read would keep the compiler from moving the
+     * fork's other accesses across it, on every fork.
+     */
+    void hintNewJob() {
+        long c = lpCtl();
+        if ((c & JEC_SLEEPY) != 0 || wantsWaker(c)) {
+            notifyNewJob();
         }
     }
 

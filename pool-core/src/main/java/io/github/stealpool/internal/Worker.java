@@ -252,8 +252,10 @@ public final class Worker extends WorkerPad implements Runnable {
         // After the fence, the notice Sleep's proof relies on; without it, a hint that may
         // read ctl before the push is visible (Sleep, "Forks onto a deque that holds work"),
         // which the lab switch drops.
-        if (fenced || !NOTICE_ONLY_FENCED_FORKS) {
+        if (fenced) {
             scheduler.sleep.notifyNewJob();
+        } else if (!NOTICE_ONLY_FENCED_FORKS) {
+            scheduler.sleep.hintNewJob();
         }
         if (alone) {
             scheduler.sleep.spread(); // a computation fans out (Sleep, "Spreading a computation")

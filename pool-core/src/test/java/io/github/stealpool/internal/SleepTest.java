@@ -37,6 +37,32 @@ class SleepTest {
     }
 
     @Test
+    void aForksHintAfterTheAnnouncementCallsTheSleepOffToo() throws InterruptedException {
+        Sleep sleep = new Sleep(1, () -> false);
+        long jec = sleep.announceSleepy();
+        sleep.hintNewJob(); // its plain read comes after the announcement in program order
+        Thread test = Thread.currentThread();
+        Thread hangDetector = new Thread(() -> {
+            try {
+                Thread.sleep(HANG.toMillis());
+                test.interrupt(); // ends the sleep below, which then fails the assertion
+            } catch (InterruptedException done) {
+                // the sleep returned
+            }
+        }, "sleep-test-hang-detector");
+        hangDetector.setDaemon(true);
+        hangDetector.start();
+        try {
+            assertEquals(Sleep.BACKED_OUT, sleep.sleep(0, jec, () -> false, true),
+                    "the hint saw the sleepy bit and moved the JEC: the worker must not block");
+        } finally {
+            hangDetector.interrupt();
+            hangDetector.join();
+            Thread.interrupted();
+        }
+    }
+
+    @Test
     void aPostWithNobodySleepyChangesNothing() {
         Sleep sleep = new Sleep(2, () -> false);
         String before = sleep.toString();
