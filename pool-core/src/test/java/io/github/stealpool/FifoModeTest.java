@@ -145,7 +145,8 @@ class FifoModeTest {
         int workers = 4;
         try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(workers).fifo(true).daemon(true).build()) {
             for (int round = 0; round < 50; round++) {
-                await().atMost(HANG).until(() -> pool.sleepingWorkers() == workers);
+                await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).atMost(HANG)
+                        .until(() -> pool.sleepingWorkers() == workers);
                 CyclicBarrier all = new CyclicBarrier(workers);
                 CountDownLatch done = new CountDownLatch(workers);
                 pool.execute(() -> {
@@ -160,7 +161,8 @@ class FifoModeTest {
                         });
                     }
                 });
-                await().atMost(HANG).until(() -> done.getCount() == 0);
+                await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).atMost(HANG)
+                        .until(() -> done.getCount() == 0);
             }
         }
     }

@@ -35,7 +35,8 @@ class WakePolicyTest {
         try (WorkStealingPool pool = WorkStealingPool.builder().parallelism(workers).daemon(true).build()) {
             for (int round = 0; round < 200; round++) {
                 // Let them fall asleep, so the round starts from sleepers, not searchers.
-                await().atMost(HANG).until(() -> pool.sleepingWorkers() == workers);
+                await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).atMost(HANG)
+                        .until(() -> pool.sleepingWorkers() == workers);
                 CyclicBarrier all = new CyclicBarrier(workers);
                 List<Future<?>> tasks = new ArrayList<>();
                 for (int i = 0; i < workers; i++) {

@@ -44,7 +44,8 @@ class HandOffTest {
 
     /** Every worker asleep, the last for long enough (Sleep.HAND_OFF_AFTER_NANOS). */
     private static void awaitHandOffReady(Scheduler s) {
-        await().atMost(HANG).until(s.sleep::handOffReady);
+        // Polled every millisecond: Awaitility's default 100 ms would cost each round that much.
+        await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).atMost(HANG).until(s.sleep::handOffReady);
     }
 
     @Test
